@@ -1,0 +1,1 @@
+"""Venue service: API, web UI, alerts and score sheets."""

@@ -1,0 +1,1 @@
+"""Automatic-table link: protocol, codec, driver and simulator."""

@@ -1,0 +1,1 @@
+"""Camera pipeline: capture, calibration, tile detection (see issue: tile recognition)."""

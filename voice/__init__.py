@@ -1,0 +1,1 @@
+"""Spoken calls: audio sources, VAD, call spotting in four languages."""
