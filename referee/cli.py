@@ -1,0 +1,37 @@
+"""`mjref`: one console script; each package contributes its subcommands through ``register``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# Modules exposing ``register(subparsers)``; each adds its subcommands and their handlers.
+COMMAND_MODULES: tuple[str, ...] = (
+    "referee.score_cli",
+    "referee.demo_cli",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mjref",
+        description="Referee assistant for tournament mahjong (WMC rules; MCR profile).",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    code: int = args.handler(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
