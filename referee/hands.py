@@ -208,7 +208,9 @@ class WinningHand:
                 raise HandError(f"flag {flag} needs a win on a discard (win_by 'discard')")
         if Flag.WIN_ON_KONG in flags and not any(m.kind is MeldKind.KONG for m in self.melds):
             raise HandError("flag win_on_kong needs a kong among the melds")
-        if Flag.HEAVEN in flags and (self.seat is not Wind.E or self.melds and not self.is_closed):
+        if Flag.HEAVEN in flags and (
+            self.seat is not Wind.E or (self.melds and not self.is_closed)
+        ):
             raise HandError("flag heaven: only East wins on the dealt tiles, with nothing claimed")
         if Flag.EARTH in flags and (self.seat is Wind.E or self.melds):
             raise HandError("flag earth: a non-East player with the 13 dealt tiles, no melds")
@@ -228,9 +230,7 @@ class WinningHand:
             try:
                 win_by = WinBy(win_by_text)
             except ValueError:
-                raise HandError(
-                    f"win_by = {win_by_text!r}: expected 'discard' or 'self'"
-                ) from None
+                raise HandError(f"win_by = {win_by_text!r}: expected 'discard' or 'self'") from None
             seat = Wind.parse(str(case.get("seat", "E")))
             prevalent = Wind.parse(str(case.get("prevalent", "E")))
             flags = frozenset(_flag(f) for f in case.get("flags") or [])
@@ -338,4 +338,3 @@ def _flowers(value: Any) -> int:
             raise HandError(f"flowers = {value!r}: expected distinct flower tiles 1f–8f")
         return len(tiles)
     raise HandError(f"flowers = {value!r}: expected a count 0–8 or tiles like '13f'")
-

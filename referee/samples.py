@@ -1,13 +1,13 @@
 """Random legal winning hands from a seeded ``random.Random``: for property tests and benchmarks.
 
-One generator serves both: hypothesis tests draw it through ``st.randoms()``, the benchmarks seed it.
+One generator serves both: hypothesis tests draw it through ``st.randoms()``; benchmarks seed it.
 """
 
 from __future__ import annotations
 
 import random
 
-from referee.hands import Flag, Meld, MeldKind, Relative, WinBy, WinningHand, Wind
+from referee.hands import Flag, Meld, MeldKind, Relative, WinBy, Wind, WinningHand
 from referee.tiles import ALL_KINDS, TERMINALS_AND_HONOURS, Tile, is_suited
 
 
@@ -112,7 +112,9 @@ def _seven_pairs(rng: random.Random, max_flowers: int, flags: bool) -> WinningHa
     tiles = [t for t in kinds for _ in range(2)]
     win = tiles.pop(rng.randrange(len(tiles)))
     win_by = WinBy.SELF if rng.random() < 0.4 else WinBy.DISCARD
-    hand_flags = {Flag.FINAL_DRAW} if flags and win_by is WinBy.SELF and rng.random() < 0.1 else set()
+    hand_flags = (
+        {Flag.FINAL_DRAW} if flags and win_by is WinBy.SELF and rng.random() < 0.1 else set()
+    )
     return WinningHand(
         concealed=tuple(tiles),
         win_tile=win,
