@@ -118,10 +118,14 @@ def _sets_only(counts: tuple[int, ...]) -> tuple[tuple[tuple[SetKind, Tile], ...
     return tuple(results)
 
 
-def decompose(hand: WinningHand, *, four_as_two_pairs: bool = True) -> list[Arrangement]:
+def decompose(
+    hand: WinningHand, *, four_as_two_pairs: bool = True, every_choice: bool = True
+) -> list[Arrangement]:
     """Every arrangement of the hand, with every choice of the set the winning tile completes.
 
     ``four_as_two_pairs``: whether Seven Pairs may hold four identical tiles (SCORING 10.2).
+    ``every_choice=False`` keeps one choice per split, the one that leaves the most pungs
+    concealed: the choice changes nothing else, and a concealed pung never scores less.
     An empty list means no winning shape (a false win, WMC-7.1).
     """
     counts = [0] * 34
@@ -141,6 +145,9 @@ def decompose(hand: WinningHand, *, four_as_two_pairs: bool = True) -> list[Arra
             if holds_win and (kind, tile) not in seen:
                 seen.add((kind, tile))
                 choices.append(index)
+        if not every_choice and len(choices) > 1:
+            keep = [c for c in choices if c == PAIR or split_sets[c][0] is SetKind.CHOW]
+            choices = keep[:1] or choices[:1]
         for choice in choices:
             sets = tuple(
                 TileSet(kind, tile, concealed=hand.self_drawn or i != choice)

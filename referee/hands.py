@@ -120,6 +120,21 @@ class Meld:
                 f"{self.kind} {shown}: claimed tile {tile_name(self.claimed_tile)} is not in it"
             )
 
+    @classmethod
+    def parse(cls, text: str, *, concealed: bool = False) -> Meld:
+        """A set from its tiles alone: ``123m`` chow, ``CCC`` pung, ``5555p`` kong."""
+        try:
+            tiles = tuple(parse_tiles(text))
+        except NotationError as exc:
+            raise HandError(f"meld {text!r}: {exc}") from None
+        if len(tiles) == 4:
+            kind = MeldKind.KONG
+        elif len(set(tiles)) == 1:
+            kind = MeldKind.PUNG
+        else:
+            kind = MeldKind.CHOW
+        return cls(kind, tiles, concealed=concealed)
+
     @property
     def first(self) -> Tile:
         return self.tiles[0]
@@ -208,9 +223,7 @@ class WinningHand:
                 raise HandError(f"flag {flag} needs a win on a discard (win_by 'discard')")
         if Flag.WIN_ON_KONG in flags and not any(m.kind is MeldKind.KONG for m in self.melds):
             raise HandError("flag win_on_kong needs a kong among the melds")
-        if Flag.HEAVEN in flags and (
-            self.seat is not Wind.E or (self.melds and not self.is_closed)
-        ):
+        if Flag.HEAVEN in flags and (self.seat is not Wind.E or not self.is_closed):
             raise HandError("flag heaven: only East wins on the dealt tiles, with nothing claimed")
         if Flag.EARTH in flags and (self.seat is Wind.E or self.melds):
             raise HandError("flag earth: a non-East player with the 13 dealt tiles, no melds")
@@ -228,7 +241,7 @@ class WinningHand:
             win = _field_tile(case, "win")
             win_by_text = case.get("win_by")
             try:
-                win_by = WinBy(win_by_text)
+                win_by = WinBy(str(win_by_text))
             except ValueError:
                 raise HandError(f"win_by = {win_by_text!r}: expected 'discard' or 'self'") from None
             seat = Wind.parse(str(case.get("seat", "E")))
@@ -294,7 +307,7 @@ def _meld_from_case(index: int, meld: Any) -> Meld:
         raise HandError(f"{where} must be an object with 'type' and 'tiles', got {meld!r}")
     kind_text = meld.get("type")
     try:
-        kind = MeldKind(kind_text)
+        kind = MeldKind(str(kind_text))
     except ValueError:
         raise HandError(f"{where}.type = {kind_text!r}: expected chow, pung or kong") from None
     tiles = _field_tiles(meld, "tiles")

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from referee.hands import Flag, HandError, Meld, MeldKind, WinBy, Wind, WinningHand
+from referee.hands import Flag, HandError, Meld, WinBy, Wind, WinningHand
 from referee.scoring import PROFILE_NAMES, ScoreResult, score
 from referee.scoring.payments import MCR_BASE, PAR
 from referee.tiles import NotationError, format_tiles, parse_tile, parse_tiles, tile_name
@@ -119,8 +119,8 @@ def hand_from_args(args: argparse.Namespace) -> WinningHand:
         win = concealed.pop()
     else:
         raise HandError("no tiles given")
-    melds = [_meld_from_text(text, concealed=False) for text in args.meld]
-    melds += [_meld_from_text(text, concealed=True) for text in args.concealed_kong]
+    melds = [Meld.parse(text) for text in args.meld]
+    melds += [Meld.parse(text, concealed=True) for text in args.concealed_kong]
     return WinningHand(
         concealed=tuple(concealed),
         win_tile=win,
@@ -131,19 +131,6 @@ def hand_from_args(args: argparse.Namespace) -> WinningHand:
         flowers=args.flowers,
         flags=frozenset(Flag(f) for f in args.flag),
     )
-
-
-def _meld_from_text(text: str, *, concealed: bool) -> Meld:
-    tiles = tuple(parse_tiles(text))
-    if len(tiles) == 4:
-        kind = MeldKind.KONG
-    elif len(set(tiles)) == 1:
-        kind = MeldKind.PUNG
-    else:
-        kind = MeldKind.CHOW
-    if concealed and kind is not MeldKind.KONG:
-        raise HandError(f"--concealed-kong {text}: expected four identical tiles")
-    return Meld(kind, tiles, concealed=concealed)
 
 
 def render(hand: WinningHand, result: ScoreResult) -> str:

@@ -1,4 +1,4 @@
-"""Scoring profiles: ``wmc`` (default) and ``zj33`` (the 44 patterns); ``mcr`` (Chinese Official)."""
+"""Scoring profiles: ``wmc`` (default) and ``zj33`` (the 44 patterns); ``mcr`` (Chinese)."""
 
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.decompose import Arrangement
+
 
 @dataclass(frozen=True, slots=True)
 class PatternScore:
@@ -36,7 +38,8 @@ class ScoreResult:
 
     ``valid`` is False for a false win (no winning shape, WMC-7.1; under the minimum, WMC-12.3 /
     MCR 8 fan); ``reason`` then says why, citing the rule. ``limit`` names a limit that applied.
-    ``arrangement`` describes the counted arrangement for people (freedom of count, WMC-7.6).
+    ``arrangement`` is the counted arrangement (freedom of count, WMC-7.6); its text is built
+    only when shown.
     """
 
     profile: str
@@ -45,7 +48,7 @@ class ScoreResult:
     patterns: tuple[PatternScore, ...] = ()
     reason: str | None = None
     limit: str | None = None
-    arrangement: str | None = None
+    arrangement: Arrangement | None = None
     notes: tuple[str, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
@@ -59,5 +62,5 @@ class ScoreResult:
         if self.limit:
             out["limit"] = self.limit
         if self.arrangement:
-            out["arrangement"] = self.arrangement
+            out["arrangement"] = str(self.arrangement)
         return out

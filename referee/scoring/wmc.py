@@ -14,7 +14,6 @@ Rules applied (shared/rules/WMC.md §7, §12; SCORING-WMC.md):
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 from referee.decompose import PAIR, Arrangement, SetKind, Shape, TileSet, decompose
@@ -44,6 +43,7 @@ _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 
 Found = list[tuple[str, int]]  # (pattern id, count)
 _ORDER = {pid: index for index, pid in enumerate(PATTERNS)}
+_VALUES = {name: {p.id: p.value(name) for p in PATTERNS.values()} for name in ("wmc", "zj33")}
 
 
 class _HandFacts:
@@ -182,14 +182,15 @@ def _regular_patterns(arr: Arrangement, facts: _HandFacts) -> Found:
 
 
 def _sequence_patterns(chows: list[Tile], found: Found) -> None:
-    same = sorted(Counter(chows).values(), reverse=True)
-    if same[0] == 4:
-        found.append(("5.1.4", 1))
-    elif same[0] == 3:
-        found.append(("5.1.3", 1))
-    elif same[0] == 2:
-        found.append(("5.1.2" if len(same) > 1 and same[1] == 2 else "5.1.1", 1))
     starts = set(chows)
+    if len(starts) < len(chows):
+        same = sorted((chows.count(s) for s in starts), reverse=True)
+        if same[0] == 4:
+            found.append(("5.1.4", 1))
+        elif same[0] == 3:
+            found.append(("5.1.3", 1))
+        else:
+            found.append(("5.1.2" if len(same) > 1 and same[1] == 2 else "5.1.1", 1))
     if len(starts) >= 3:
         if any(n in starts and n + 9 in starts and n + 18 in starts for n in range(7)):
             found.append(("6.1", 1))
@@ -248,12 +249,12 @@ def _seven_pairs_patterns(facts: _HandFacts) -> Found:
     return found
 
 
-def _evaluate(found: Found, profile: ZjProfile) -> tuple[int, int, str | None]:
+def _evaluate(found: Found, values: dict[str, int]) -> tuple[int, int, str | None]:
     """(total, raw sum, limit name) after the limit rules of WMC-12.3."""
     raw = 0
     single = 0
     for pid, count in found:
-        value = PATTERNS[pid].value(profile.name)
+        value = values[pid]
         raw += value * count
         if value >= LIMIT and value > single:
             single = value
@@ -266,7 +267,7 @@ def _evaluate(found: Found, profile: ZjProfile) -> tuple[int, int, str | None]:
 
 def score_zj(hand: WinningHand, profile: ZjProfile = WMC) -> ScoreResult:
     """Score a declared win under a pattern-table profile (``wmc`` or ``zj33``)."""
-    arrangements = decompose(hand, four_as_two_pairs=profile.four_as_two_pairs)
+    arrangements = decompose(hand, four_as_two_pairs=profile.four_as_two_pairs, every_choice=False)
     if not arrangements:
         return ScoreResult(
             profile.name,
@@ -276,6 +277,7 @@ def score_zj(hand: WinningHand, profile: ZjProfile = WMC) -> ScoreResult:
             "(false win, WMC-7.1)",
         )
     facts = _HandFacts(hand, profile)
+    values = _VALUES[profile.name]
     best: tuple[int, int] | None = None
     best_found: Found = []
     best_limit: str | None = None
@@ -287,7 +289,7 @@ def score_zj(hand: WinningHand, profile: ZjProfile = WMC) -> ScoreResult:
             found = _seven_pairs_patterns(facts)
         else:
             found = [("10.1", 1), *facts.flags]
-        total, raw, limit = _evaluate(found, profile)
+        total, raw, limit = _evaluate(found, values)
         if best is None or (total, raw) > best:
             best, best_found, best_limit, best_arr = (total, raw), found, limit, arr
     assert best is not None
@@ -304,7 +306,7 @@ def score_zj(hand: WinningHand, profile: ZjProfile = WMC) -> ScoreResult:
             profile.name,
             valid=True,
             total=profile.chicken_points,
-            arrangement=str(best_arr),
+            arrangement=best_arr,
             notes=("chicken hand: no pattern",),
         )
     if total < profile.minimum:
@@ -315,9 +317,9 @@ def score_zj(hand: WinningHand, profile: ZjProfile = WMC) -> ScoreResult:
             patterns=patterns,
             reason=f"{total} point(s) is under the {profile.minimum}-point minimum: "
             "a hand without enough patterns may not win (false win, WMC-12.3)",
-            arrangement=str(best_arr),
+            arrangement=best_arr,
         )
-    notes = ()
+    notes: tuple[str, ...] = ()
     if Flag.HEAVEN in hand.flags and not any(p.id == "9.4.1" for p in patterns):
         notes = ("Blessing of Heaven voided by the concealed kong (SCORING 9.4.1)",)
     return ScoreResult(
@@ -326,7 +328,7 @@ def score_zj(hand: WinningHand, profile: ZjProfile = WMC) -> ScoreResult:
         total=total,
         patterns=patterns,
         limit=best_limit,
-        arrangement=str(best_arr),
+        arrangement=best_arr,
         notes=notes,
     )
 

@@ -1,0 +1,116 @@
+"""`mjref score` as people and machines call it: a real subprocess, stdin and stdout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from referee.cli import main
+
+TESTDATA = Path(__file__).resolve().parents[2].parent / "shared" / "testdata" / "wmc-hands.jsonl"
+
+
+def mjref(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_help_works() -> None:
+    out = mjref("score", "--help")
+    assert out.returncode == 0
+    assert "--profile" in out.stdout and "JSON lines" in out.stdout
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "mjref"
+    assert script.exists()
+    out = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0 and "score" in out.stdout
+
+
+def test_json_lines_answer_every_case_in_order() -> None:
+    lines = TESTDATA.read_text().splitlines()
+    out = mjref("score", "--profile", "zj33", "--json", stdin="\n".join(lines) + "\n")
+    assert out.returncode == 0, out.stderr
+    answers = [json.loads(line) for line in out.stdout.splitlines()]
+    cases = [json.loads(line) for line in lines]
+    assert [a["id"] for a in answers] == [c["id"] for c in cases]
+    for answer, case in zip(answers, cases, strict=True):
+        assert answer["valid"] is True
+        assert answer["total"] == case["expected_total_zj33"]
+        assert set(answer) >= {"id", "valid", "total", "patterns"}
+        for p in answer["patterns"]:
+            assert set(p) == {"id", "name", "name_zh", "points", "count"}
+
+
+def test_malformed_cases_get_an_error_and_the_rest_go_on() -> None:
+    good = TESTDATA.read_text().splitlines()[0]
+    stdin = "\n".join(
+        [
+            "{not json",
+            json.dumps({"id": "bad-tile", "concealed": "12x", "win": "5s", "win_by": "self"}),
+            good,
+            "[1, 2]",
+            json.dumps({"id": "five", "concealed": "5555s123m456m78p", "win": "5s"}),
+        ]
+    )
+    out = mjref("score", "--json", stdin=stdin)
+    assert out.returncode == 0
+    assert "Traceback" not in out.stderr
+    answers = [json.loads(line) for line in out.stdout.splitlines()]
+    assert len(answers) == 5
+    assert answers[0] == {"id": "line 1", "error": answers[0]["error"]}
+    assert "not valid JSON" in answers[0]["error"]
+    assert "'x'" in answers[1]["error"] and answers[1]["id"] == "bad-tile"
+    assert answers[2]["id"] == "ZJ01" and answers[2]["total"] == 160
+    assert "expected a JSON object" in answers[3]["error"]
+    assert answers[4]["id"] == "five" and "error" in answers[4]
+
+
+def test_wmc_chicken_hand_is_not_valid() -> None:
+    case = {
+        "id": "chicken",
+        "melds": [{"type": "pung", "tiles": "777p"}, {"type": "chow", "tiles": "234m"}],
+        "concealed": "456s12s99m",
+        "win": "3s",
+        "win_by": "discard",
+        "seat": "E",
+    }
+    answer = json.loads(mjref("score", "--json", stdin=json.dumps(case)).stdout)
+    assert answer["valid"] is False and "WMC-12.3" in answer["reason"]
+
+
+def test_one_hand_for_people() -> None:
+    out = mjref("score", "234m234m666p88s34s", "--win", "5s", "--discard", "--seat", "E")
+    assert out.returncode == 0, out.stderr
+    assert "Two Identical Sequences" in out.stdout and "一般高" in out.stdout
+    assert "Total: 20 points" in out.stdout
+    assert "each of the three pays 20" in out.stdout
+
+
+def test_one_hand_json_and_melds() -> None:
+    out = mjref(
+        "score", "234m678m1p", "--concealed-kong", "5555p", "--meld", "9999s",
+        "--win", "1p", "--self", "--flag", "win_on_kong", "--json",
+    )  # fmt: skip
+    answer = json.loads(out.stdout)
+    assert answer["total"] == 30
+    assert {p["id"] for p in answer["patterns"]} == {"4.3.2", "9.2"}
+
+
+def test_one_hand_errors_are_clear() -> None:
+    out = mjref("score", "234m234m666p88s3x", "--win", "5s")
+    assert out.returncode == 2
+    assert "unexpected character 'x'" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_no_tiles_without_json_is_a_usage_error() -> None:
+    assert main(["score"]) == 2
