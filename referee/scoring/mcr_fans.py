@@ -1,9 +1,10 @@
 """The 81 MCR fans (shared/rules/MCR.md) as data, and the lookup from pymahjonggb's output to them.
 
 Numbers are the official order (1 Big Four Winds … 81 Flower Tiles); pattern IDs are
-``MCR-<number>``. pymahjonggb names its fans by its own Chinese strings, which match the table
-except the three wait fans (``独听・边张``, ``独听・嵌张``, ``独听・单钓``); its English names differ
-in spelling (``All Honors``, ``Two Dragons Pungs`` …), so the lookup keys on the Chinese name.
+``MCR-<number>``. The engine also has one fan outside the 81 (明暗杠), numbered 82 here.
+pymahjonggb names its fans by its own Chinese strings, which match the table except the three
+wait fans (``独听・边张``, ``独听・嵌张``, ``独听・单钓``); its English names differ in spelling
+(``All Honors``, ``Two Dragons Pungs`` …), so the lookup keys on the Chinese name.
 """
 
 from __future__ import annotations
@@ -175,7 +176,18 @@ FANS: tuple[Fan, ...] = tuple(
 )
 """All 81 fans in official order: ``FANS[n - 1].number == n``."""
 
-FAN_BY_NUMBER: Mapping[int, Fan] = MappingProxyType({fan.number: fan for fan in FANS})
+CONCEALED_AND_MELDED_KONG = Fan(82, "Concealed Kong and Melded Kong", "明暗杠", 5)
+"""Not one of the 81: pymahjonggb's 明暗杠 (its HAS_CONCEALED_KONG_AND_MELDED_KONG option), 5 fan
+for exactly one melded and one concealed kong. The 81-fan table alone would give Melded Kong 1 +
+Concealed Kong 2 = 3; other readings give 6 (Two Melded Kongs 4 + Concealed Kong 2). We report
+the engine's fan under the out-of-table number 82 and flag it in the result's notes."""
+
+ENGINE_EXTRA_FANS: tuple[Fan, ...] = (CONCEALED_AND_MELDED_KONG,)
+
+FAN_BY_NUMBER: Mapping[int, Fan] = MappingProxyType(
+    {fan.number: fan for fan in (*FANS, *ENGINE_EXTRA_FANS)}
+)
+"""1–81 official, 82 the engine's extension."""
 
 CHICKEN_HAND = FAN_BY_NUMBER[43]
 LAST_TILE = FAN_BY_NUMBER[58]
@@ -186,7 +198,7 @@ _ENGINE_ALIASES: dict[str, int] = {"独听・边张": 77, "独听・嵌张": 78,
 
 FAN_BY_ENGINE_NAME: Mapping[str, Fan] = MappingProxyType(
     {
-        **{fan.name_zh: fan for fan in FANS},
+        **{fan.name_zh: fan for fan in (*FANS, *ENGINE_EXTRA_FANS)},
         **{zh: FAN_BY_NUMBER[number] for zh, number in _ENGINE_ALIASES.items()},
     }
 )
@@ -207,24 +219,32 @@ def fan_for_engine_name(name_zh: str) -> Fan:
         ) from None
 
 
-# Engine tuples repeat endlessly (a few hundred distinct ones), so their PatternScores are shared.
-_PATTERN_CACHE: dict[tuple[str, int], PatternScore] = {}
+ENGINE_PATTERNS: dict[tuple[str, int], PatternScore] = {}
+"""``(engine Chinese name, count)`` → its PatternScore, shared (they are immutable). Filled for
+every name and counts 1–8 at import, so the scorer's hot path is one dict lookup; other counts
+are added on first use by :func:`pattern_from_engine`."""
 
 
 def pattern_for(fan: Fan, count: int = 1) -> PatternScore:
-    """The PatternScore of ``count`` times ``fan``; instances are cached (they are immutable)."""
+    """The PatternScore of ``count`` times ``fan`` (shared instances)."""
     key = (fan.name_zh, count)
-    pattern = _PATTERN_CACHE.get(key)
+    pattern = ENGINE_PATTERNS.get(key)
     if pattern is None:
         pattern = PatternScore(fan.id, fan.name, fan.name_zh, fan.points, count)
-        _PATTERN_CACHE[key] = pattern
+        ENGINE_PATTERNS[key] = pattern
     return pattern
 
 
 def pattern_from_engine(name_zh: str, count: int) -> PatternScore:
     """One pymahjonggb verbose entry ``(points, count, name_zh, name_en)`` as our pattern."""
-    pattern = _PATTERN_CACHE.get((name_zh, count))
+    pattern = ENGINE_PATTERNS.get((name_zh, count))
     if pattern is None:
         pattern = pattern_for(fan_for_engine_name(name_zh), count)
-        _PATTERN_CACHE[(name_zh, count)] = pattern
+        ENGINE_PATTERNS[(name_zh, count)] = pattern
     return pattern
+
+
+for _name in FAN_BY_ENGINE_NAME:
+    for _count in range(1, 9):
+        pattern_from_engine(_name, _count)
+del _name, _count
