@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from shared_data import shared_path
+
 from referee.cli import main
 
-TESTDATA = Path(__file__).resolve().parents[2].parent / "shared" / "testdata" / "wmc-hands.jsonl"
+TESTDATA = shared_path("testdata", "wmc-hands.jsonl")
 
 
 def mjref(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

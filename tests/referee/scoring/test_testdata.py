@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_data import shared_path
 
 from referee.hands import WinningHand
 from referee.scoring import score
 
-TESTDATA = Path(__file__).resolve().parents[3].parent / "shared" / "testdata" / "wmc-hands.jsonl"
-
 
 def load_cases() -> list[dict[str, Any]]:
-    if not TESTDATA.exists():
-        pytest.fail(
-            f"shared test data not found at {TESTDATA} (expected ../shared beside the repo)"
-        )
-    return [json.loads(line) for line in TESTDATA.read_text().splitlines() if line.strip()]
+    path = shared_path("testdata", "wmc-hands.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 CASES = load_cases()
