@@ -1,0 +1,1 @@
+"""FakeTable: a simulated automatic table speaking the link protocol over a pty or TCP."""

@@ -1,0 +1,33 @@
+"""Runs the fuzz target's properties over its seed corpus, so CI exercises it without atheris."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent / "fuzz"
+_spec = importlib.util.spec_from_file_location("fuzz_frames", HERE / "fuzz_frames.py")
+assert _spec is not None and _spec.loader is not None
+fuzz_frames = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fuzz_frames)
+
+SEEDS = sorted((HERE / "corpus").iterdir())
+
+
+def test_corpus_is_present() -> None:
+    assert len(SEEDS) >= 30
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda p: p.name)
+def test_seed(seed: Path) -> None:
+    fuzz_frames.check(seed.read_bytes())
+
+
+def test_valid_seeds_hold_one_frame() -> None:
+    from table_io.frames import FrameDecoder
+
+    for seed in SEEDS:
+        if seed.name.startswith("valid-"):
+            assert len(FrameDecoder().feed(seed.read_bytes())) == 1, seed.name
