@@ -13,6 +13,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.score_cli",
     "referee.demo_cli",
     "table_io.cli",
+    "referee.sim_cli",
 )
 
 

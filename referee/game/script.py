@@ -1,0 +1,112 @@
+"""Hand-written games in one line per action — for tests, docs and referees' what-ifs.
+
+``Script().start(E="…", S="…", W="…", N="…")`` opens a session with the given dealt hands (an
+unseen wall, WMC-3.4); then ``s.do("S draw 5p")``, ``s.do("W call pung")``, ``s.do("W pung")``,
+``s.do("N chow 345m")``, ``s.do("E kong concealed 7s")``, ``s.do("E win")``,
+``s.do("exhaustive_draw")``. Each line becomes one event (seq and ts counted up) applied to the
+engine; the :class:`~referee.game.table.Step` comes back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.events import (
+    Call,
+    CallKind,
+    Chow,
+    Deal,
+    DiceRolled,
+    Discard,
+    Draw,
+    Event,
+    ExhaustiveDraw,
+    FlowerSetAside,
+    HandRevealed,
+    Kong,
+    KongKind,
+    Payload,
+    Pung,
+    ReplacementDraw,
+    SeatDraw,
+    SessionStarted,
+    Source,
+    WallBuilt,
+    WinDeclared,
+    make_event,
+)
+from referee.game.table import Scorer, Step, Table
+from referee.hands import Wind
+from referee.tiles import parse_tile, parse_tiles
+
+
+class Script:
+    def __init__(
+        self,
+        profile_name: str = "wmc",
+        *,
+        scorer: Scorer | None = None,
+    ) -> None:
+        self.profile_name = profile_name
+        self.table = Table(profile_name=profile_name, scorer=scorer)
+        self.events: list[Event] = []
+        self.seq = 0
+
+    def push(self, payload: Payload) -> Step:
+        ev = make_event(payload, seq=self.seq, ts=float(self.seq), source=Source.MANUAL)
+        self.seq += 1
+        self.events.append(ev)
+        return self.table.apply(ev)
+
+    def start(self, **hands: str) -> Step:
+        """Session, seat draw (players keep their places), unseen wall, break, deal."""
+        self.push(
+            SessionStarted(profile=self.profile_name, players=("Ann", "Bo", "Chen", "Dai"))  # type: ignore[arg-type]
+        )
+        self.push(SeatDraw(roller=0, roll1=5, roll2=5, winds=(Wind.E, Wind.S, Wind.W, Wind.N)))
+        return self.next_hand(**hands)
+
+    def next_hand(self, **hands: str) -> Step:
+        self.push(WallBuilt())
+        self.push(DiceRolled(seat=Wind.E, dice=(3, 2)))
+        self.push(DiceRolled(seat=Wind.E, dice=(1, 1)))
+        dealt = {Wind[k]: tuple(parse_tiles(v)) for k, v in hands.items()}
+        return self.push(Deal(hands=dealt))
+
+    def do(self, line: str) -> Step:
+        return self.push(parse_action(line))
+
+
+def parse_action(line: str) -> Payload:
+    """``"<seat> <action> [args]"`` or ``"exhaustive_draw"`` → a payload."""
+    words = line.split()
+    if words == ["exhaustive_draw"]:
+        return ExhaustiveDraw()
+    seat = Wind[words[0]]
+    action, args = words[1], words[2:]
+    fields: dict[str, Any] = {"seat": seat}
+    if action == "draw":
+        return Draw(
+            seat=seat,
+            tile=parse_tile(args[0]) if args else None,
+            merged="unmerged" not in args,
+        )
+    if action == "replacement":
+        return ReplacementDraw(seat=seat, tile=parse_tile(args[0]) if args else None)
+    if action == "discard":
+        return Discard(seat=seat, tile=parse_tile(args[0]))
+    if action == "flower":
+        return FlowerSetAside(seat=seat, tile=parse_tile(args[0]))
+    if action == "call":
+        return Call(seat=seat, call=CallKind(args[0]))
+    if action == "chow":
+        return Chow(seat=seat, tiles=tuple(parse_tiles(args[0])))
+    if action == "pung":
+        return Pung(**fields)
+    if action == "kong":
+        return Kong(seat=seat, kind=KongKind(args[0]), tile=parse_tile(args[1]))
+    if action == "win":
+        return WinDeclared(**fields)
+    if action == "reveal":
+        return HandRevealed(seat=seat, tiles=tuple(parse_tiles(args[0])))
+    raise ValueError(f"unknown action {action!r} in {line!r}")

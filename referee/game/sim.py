@@ -1,0 +1,321 @@
+"""A simulator: a complete legal game between simple random-but-legal players.
+
+The players hold the randomness (one seeded ``random.Random`` each; the table has its own for the
+shuffle and the dice, and the clock its own for timestamps), so a seed reproduces a game exactly.
+Players read the engine's state and ask it whether a win would score (``Table.check_win``); they
+claim, kong and win when allowed and otherwise discard their least connected tile. Every action
+is an event applied to a :class:`~referee.game.table.Table`; a clean game raises no alert.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from referee.events import (
+    Call,
+    CallKind,
+    Chow,
+    Deal,
+    DiceRolled,
+    Discard,
+    Draw,
+    Event,
+    ExhaustiveDraw,
+    FlowerSetAside,
+    Kong,
+    KongKind,
+    Payload,
+    Pung,
+    ReplacementDraw,
+    SeatDraw,
+    SessionStarted,
+    Source,
+    WallBuilt,
+    WinDeclared,
+    construct,
+    make_event,
+)
+from referee.game import claims, shapes
+from referee.game.alerts import Alert
+from referee.game.profile import profile
+from referee.game.state import HandState, Phase, TurnStart
+from referee.game.table import Scorer, Table
+from referee.game.wall import counted_seat
+from referee.hands import MeldKind, Wind
+from referee.tiles import NUM_KINDS, Tile
+
+DEFAULT_PLAYERS = ("Ann", "Bo", "Chen", "Dai")
+_CONSTRUCT = True  # build payloads without validation (the simulator only makes legal ones)
+
+
+def _p(cls: type[Payload], **fields: Any) -> Payload:
+    return construct(cls, **fields) if _CONSTRUCT else cls(**fields)
+
+
+class Player:
+    """A random-but-legal player: claims and kongs with fixed odds, always wins when it scores."""
+
+    def __init__(
+        self, rng: random.Random, *, pung: float = 0.6, chow: float = 0.35, kong: float = 0.9
+    ) -> None:
+        self.rng = rng
+        self.pung_rate = pung
+        self.chow_rate = chow
+        self.kong_rate = kong
+
+    def choose_discard(self, counts: list[int]) -> Tile:
+        """The least connected tile, with a little noise: isolated honours first."""
+        rnd = self.rng.random
+        best = -1
+        best_score = 1e9
+        for t in range(NUM_KINDS):
+            n = counts[t]
+            if not n:
+                continue
+            if t >= 27:
+                s = 0.0 if n == 1 else 6.0 * n
+            else:
+                r = t % 9
+                s = 4.0 * n - (1.0 if r in (0, 8) else 0.0)
+                if r > 0:
+                    s += 2 * counts[t - 1]
+                if r < 8:
+                    s += 2 * counts[t + 1]
+                if r > 1:
+                    s += counts[t - 2]
+                if r < 7:
+                    s += counts[t + 2]
+            s += rnd() * 1.5
+            if s < best_score:
+                best, best_score = t, s
+        return best
+
+
+class Simulator:
+    """Plays ``hands`` hands at one table and yields the events, applying each to ``table``."""
+
+    def __init__(
+        self,
+        profile_name: str = "wmc",
+        seed: int = 0,
+        *,
+        table_id: str = "T1",
+        session_id: str = "S1",
+        players: tuple[str, str, str, str] = DEFAULT_PLAYERS,
+        scorer: Scorer | None = None,
+    ) -> None:
+        self.profile = profile(profile_name)
+        self.table = Table(table_id, session_id, profile_name, scorer=scorer)
+        master = random.Random(seed)
+        self.table_rng = random.Random(master.getrandbits(64))
+        self.clock_rng = random.Random(master.getrandbits(64))
+        self.players = [Player(random.Random(master.getrandbits(64))) for _ in range(4)]
+        self.names = players
+        self.seq = 0
+        self.ts = 0.0
+        self.alerts: list[Alert] = []
+        self._waits: dict[tuple[tuple[int, ...], int], set[Tile]] = {}
+        tiles = [t for t in range(NUM_KINDS) for _ in range(4)]
+        if self.profile.flowers:
+            tiles += list(range(NUM_KINDS, NUM_KINDS + 8))
+        self._tile_set = tiles
+
+    # ---- events ------------------------------------------------------------------------------
+
+    def _emit(self, payload: Payload) -> Event:
+        self.ts += 0.5 + self.clock_rng.random() * 2.5
+        st = self.table.state
+        ev = make_event(
+            payload,
+            seq=self.seq,
+            ts=round(self.ts, 3),
+            table_id=st.table_id,
+            session_id=st.session_id,
+            source=Source.SIMULATOR,
+        )
+        self.seq += 1
+        step = self.table.apply(ev)
+        if step.alerts:
+            self.alerts.extend(step.alerts)
+        return ev
+
+    def run(self, hands: int) -> Iterator[Event]:
+        """The whole session: start, seat draw (again after each round, WMC-8.2), the hands."""
+        yield self._emit(
+            _p(SessionStarted, profile=self.profile.name, players=self.names, follow_suit=True)
+        )
+        for h in range(hands):
+            if h % 4 == 0:
+                yield self._emit(self._seat_draw())
+            yield from self._hand()
+
+    def _seat_draw(self) -> Payload:
+        rng = self.table_rng
+        winds = list(Wind)
+        rng.shuffle(winds)
+        return _p(
+            SeatDraw,
+            roller=rng.randrange(4),
+            roll1=rng.randint(1, 6) + rng.randint(1, 6),
+            roll2=rng.randint(1, 6) + rng.randint(1, 6),
+            winds=tuple(winds),
+        )
+
+    def _hand(self) -> Iterator[Event]:
+        rng = self.table_rng
+        tiles = list(self._tile_set)
+        rng.shuffle(tiles)
+        yield self._emit(_p(WallBuilt, tiles=tuple(tiles)))
+        d1 = (rng.randint(1, 6), rng.randint(1, 6))
+        yield self._emit(_p(DiceRolled, seat=Wind.E, dice=d1))
+        breaker = Wind(counted_seat(0, d1[0] + d1[1]))
+        yield self._emit(_p(DiceRolled, seat=breaker, dice=(rng.randint(1, 6), rng.randint(1, 6))))
+        yield self._emit(_p(Deal, hands=None))
+        hand = self.table.state.hand
+        assert hand is not None
+        if self.profile.flowers:
+            for seat in Wind:
+                yield from self._flowers(hand, seat)
+        while hand.phase is not Phase.IDLE:
+            before = self.seq
+            if hand.phase is Phase.DISCARD:
+                yield from self._turn(hand)
+            elif hand.phase is Phase.REPLACE:
+                yield from self._replace(hand)
+            elif hand.phase is Phase.WINDOW:
+                yield from self._window(hand)
+            if self.seq == before or self.alerts:
+                raise RuntimeError(f"simulator stuck or refused at seq {self.seq}: {self.alerts}")
+
+    # ---- decisions ---------------------------------------------------------------------------
+
+    def _waits_of(self, hand: HandState, seat: Wind) -> set[Tile]:
+        me = hand.seats[seat]
+        key = (tuple(me.counts[:NUM_KINDS]), len(me.melds))
+        found = self._waits.get(key)
+        if found is None:
+            if len(self._waits) > 50_000:
+                self._waits.clear()
+            found = self._waits[key] = shapes.waits(me.counts, len(me.melds))
+        return found
+
+    def _flowers(self, hand: HandState, seat: Wind) -> Iterator[Event]:
+        counts = hand.seats[seat].counts
+        while any(counts[NUM_KINDS:]):
+            flower = next(t for t in range(NUM_KINDS, NUM_KINDS + 8) if counts[t])
+            yield self._emit(_p(FlowerSetAside, seat=seat, tile=flower))
+            if hand.phase is not Phase.REPLACE:
+                return
+            yield self._emit(_p(ReplacementDraw, seat=seat, tile=self._tail_tile(hand)))
+
+    @staticmethod
+    def _tail_tile(hand: HandState) -> Tile:
+        wall = hand.wall
+        return wall.tiles[wall.next_tail_position()]
+
+    def _turn(self, hand: HandState) -> Iterator[Event]:
+        seat = hand.turn
+        me = hand.seats[seat]
+        counts = me.counts
+        player = self.players[self.table.state.place_of(seat)]
+        if self.profile.flowers and hand.after is not TurnStart.CLAIM and any(counts[NUM_KINDS:]):
+            yield from self._flowers(hand, seat)
+            return
+        if hand.after is not TurnStart.CLAIM:
+            if shapes.is_complete(counts, len(me.melds)):
+                result = self.table.check_win(seat, None)
+                if result is not None and result.valid:
+                    yield self._emit(_p(Call, seat=seat, call=CallKind.WIN))
+                    yield self._emit(_p(WinDeclared, seat=seat))
+                    return
+            may_kong = hand.wall.live > 0 and not (
+                hand.seabed_seat is seat and hand.after is TurnStart.DRAW
+            )
+            if may_kong and player.rng.random() < player.kong_rate:
+                for t in range(NUM_KINDS):
+                    if counts[t] == 4:
+                        yield from self._declare_kong(hand, seat, KongKind.CONCEALED, t)
+                        return
+                for meld in me.melds:
+                    if meld.kind is MeldKind.PUNG and counts[meld.first]:
+                        yield from self._declare_kong(hand, seat, KongKind.ADDED, meld.first)
+                        return
+        tile = player.choose_discard(counts)
+        yield self._emit(_p(Discard, seat=seat, tile=tile))
+
+    def _declare_kong(
+        self, hand: HandState, seat: Wind, kind: KongKind, tile: Tile
+    ) -> Iterator[Event]:
+        yield self._emit(_p(Call, seat=seat, call=CallKind.KONG))
+        yield self._emit(_p(Kong, seat=seat, kind=kind, tile=tile))
+
+    def _replace(self, hand: HandState) -> Iterator[Event]:
+        konger = hand.turn
+        tile = hand.robbable
+        if tile is not None:
+            for k in (1, 2, 3):
+                seat = Wind((konger + k) % 4)
+                if tile in self._waits_of(hand, seat):
+                    result = self.table.check_win(seat, tile, robbing=True)
+                    if result is not None and result.valid:
+                        yield self._emit(_p(Call, seat=seat, call=CallKind.WIN))
+                        yield self._emit(_p(WinDeclared, seat=seat))
+                        return
+        yield self._emit(_p(ReplacementDraw, seat=konger, tile=self._tail_tile(hand)))
+
+    def _window(self, hand: HandState) -> Iterator[Event]:
+        if hand.last_discard is None:  # a flower drawn as the last tile (MCR)
+            yield self._emit(_p(ExhaustiveDraw))
+            return
+        discarder, tile = hand.last_discard
+        wishes: list[tuple[tuple[int, int], Wind, CallKind]] = []
+        live = hand.wall.live
+        for k in (1, 2, 3):
+            seat = Wind((discarder + k) % 4)
+            if tile in self._waits_of(hand, seat):
+                result = self.table.check_win(seat, tile)
+                if result is not None and result.valid:
+                    wishes.append((claims.rank(CallKind.WIN, seat, discarder), seat, CallKind.WIN))
+                    continue
+            if hand.riverbed:
+                continue
+            counts = hand.seats[seat].counts
+            rng = self.players[self.table.state.place_of(seat)]
+            if counts[tile] >= 2:
+                if counts[tile] == 3 and live > 0 and rng.rng.random() < rng.kong_rate:
+                    wishes.append(((1, 0), seat, CallKind.KONG))
+                    continue
+                if rng.rng.random() < rng.pung_rate:
+                    wishes.append(((1, 0), seat, CallKind.PUNG))
+                    continue
+            if k == 1 and claims.chow_options(counts, tile) and rng.rng.random() < rng.chow_rate:
+                wishes.append(((2, 0), seat, CallKind.CHOW))
+        if not wishes:
+            if live == 0:
+                yield self._emit(_p(ExhaustiveDraw))
+            else:
+                nxt = hand.turn
+                wall = hand.wall
+                drawn = wall.tiles[wall.next_live_position()]
+                yield self._emit(_p(Draw, seat=nxt, tile=drawn, merged=True))
+            return
+        for _rank, seat, call in wishes:
+            yield self._emit(_p(Call, seat=seat, call=call))
+        _rank, seat, call = min(wishes, key=lambda w: w[0])
+        if call is CallKind.WIN:
+            yield self._emit(_p(WinDeclared, seat=seat))
+        elif call is CallKind.KONG:
+            yield self._emit(_p(Kong, seat=seat, kind=KongKind.EXPOSED, tile=tile))
+        elif call is CallKind.PUNG:
+            yield self._emit(_p(Pung, seat=seat))
+        else:
+            options = claims.chow_options(hand.seats[seat].counts, tile)
+            pick = self.players[self.table.state.place_of(seat)].rng.choice(options)
+            yield self._emit(_p(Chow, seat=seat, tiles=pick))
+
+
+def simulate(profile_name: str = "wmc", hands: int = 8, seed: int = 0, **kw: Any) -> list[Event]:
+    """The event log of a simulated session (a list, with the simulator's table at the end)."""
+    return list(Simulator(profile_name, seed, **kw).run(hands))

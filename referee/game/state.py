@@ -1,0 +1,278 @@
+"""The game state: session → hand → seats. Plain slotted classes with count arrays.
+
+Only :class:`referee.game.table.Table` changes these objects, one event at a time (like
+python-chess's Board.push); everyone else reads them. :meth:`TableState.to_dict` is the
+canonical snapshot: replaying a log must give the same dict as the live table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from referee.events import CallKind
+from referee.game.alerts import Alert
+from referee.game.profile import Profile
+from referee.game.wall import Wall
+from referee.hands import Meld, WinBy, Wind
+from referee.tiles import NUM_FLOWERS, NUM_KINDS, Tile, format_tiles, tile_name
+
+COUNTS = NUM_KINDS + NUM_FLOWERS
+
+
+class Phase(IntEnum):
+    IDLE = 0  # between hands: waiting for the wall (or a seat draw between rounds)
+    ROLL_DEALER = 1  # wall built: the dealer rolls for the breaker (WMC-3.3)
+    ROLL_BREAKER = 2  # the breaker rolls; the sum is the break number
+    DEAL = 3  # wall broken: waiting for the deal (WMC-3.4)
+    DISCARD = 4  # ``turn`` holds 14 (kong counts 3) and must discard, kong or win
+    WINDOW = 5  # a discard lies; claims are open until ``turn`` (the next player) draws
+    REPLACE = 6  # ``turn`` declared a kong or flower and draws from the kong end
+
+
+class TurnStart(IntEnum):
+    """How the player on turn got his 14th tile: decides kong and win timing (WMC-5.5, 7.2)."""
+
+    DEAL = 0
+    DRAW = 1
+    CLAIM = 2
+    REPLACEMENT = 3
+
+
+class SeatState:
+    """One player's tiles in the current hand; ``counts`` are the concealed tiles by kind."""
+
+    __slots__ = ("counts", "flowers", "melds", "river")
+
+    def __init__(self) -> None:
+        self.counts: list[int] = [0] * COUNTS
+        self.melds: list[Meld] = []
+        self.flowers: list[Tile] = []
+        self.river: list[Tile] = []
+
+    @property
+    def concealed(self) -> list[Tile]:
+        return [t for t, n in enumerate(self.counts) for _ in range(n)]
+
+    @property
+    def size(self) -> int:
+        """WMC-10.1 count: concealed tiles + 3 per meld (a kong counts as 3), flowers aside."""
+        return sum(self.counts[:NUM_KINDS]) + 3 * len(self.melds)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "concealed": format_tiles(self.concealed),
+            "melds": [
+                {
+                    "kind": str(m.kind),
+                    "tiles": format_tiles(m.tiles),
+                    "concealed": m.concealed,
+                    "from": m.claimed_from.name.lower() if m.claimed_from else None,
+                }
+                for m in self.melds
+            ],
+            "flowers": format_tiles(self.flowers),
+            "river": format_tiles(self.river),
+        }
+
+
+@dataclass(slots=True)
+class HandResult:
+    """How a hand ended: a win with its score and payments, or an exhaustive draw (WMC-6.3)."""
+
+    hand: int
+    dealer: str
+    winner: Wind | None = None
+    winner_name: str | None = None
+    win_by: WinBy | None = None
+    discarder: Wind | None = None
+    win_tile: Tile | None = None
+    value: int = 0
+    patterns: tuple[tuple[str, int, int], ...] = ()  # (name, points, count)
+    deltas: dict[Wind, int] = field(default_factory=dict)
+    liable: Wind | None = None
+    rule: str = ""
+    flags: tuple[str, ...] = ()
+    players: tuple[str, str, str, str] = ("", "", "", "")  # by seat wind E, S, W, N
+
+    @property
+    def exhaustive(self) -> bool:
+        return self.winner is None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"hand": self.hand, "dealer": self.dealer}
+        if self.winner is None:
+            out["result"] = "exhaustive_draw"
+            return out
+        out.update(
+            result="win",
+            winner=self.winner.name,
+            winner_name=self.winner_name,
+            win_by=str(self.win_by),
+            discarder=self.discarder.name if self.discarder is not None else None,
+            win_tile=tile_name(self.win_tile) if self.win_tile is not None else None,
+            value=self.value,
+            patterns=[{"name": n, "points": p, "count": c} for n, p, c in self.patterns],
+            payments={w.name: d for w, d in sorted(self.deltas.items())},
+            by_player={self.players[w]: d for w, d in sorted(self.deltas.items())},
+            liable=self.liable.name if self.liable is not None else None,
+            rule=self.rule,
+            flags=list(self.flags),
+        )
+        return out
+
+
+class HandState:
+    """One hand: the wall, four seats and whose turn it is."""
+
+    __slots__ = (
+        "after",
+        "after_kong",
+        "calls",
+        "claims_made",
+        "dealer_place",
+        "dice",
+        "discards",
+        "drawn",
+        "last_discard",
+        "number",
+        "phase",
+        "pre_play",
+        "replacing",
+        "resume",
+        "riverbed",
+        "robbable",
+        "seabed_seat",
+        "seats",
+        "turn",
+        "unmerged",
+        "wall",
+    )
+
+    def __init__(self, number: int, dealer_place: int, wall: Wall) -> None:
+        self.number = number
+        self.dealer_place = dealer_place
+        self.wall = wall
+        self.seats = [SeatState() for _ in range(4)]
+        self.phase = Phase.ROLL_DEALER
+        self.turn = Wind.E
+        self.after = TurnStart.DEAL
+        self.dice: list[tuple[int, int]] = []
+        self.last_discard: tuple[Wind, Tile] | None = None
+        self.calls: dict[Wind, CallKind] = {}
+        self.unmerged: Tile | None = None  # the next player's draw not yet merged (WMC-4.4)
+        self.discards: list[tuple[Wind, Tile]] = []  # the hand's discard history (WMC-12.4)
+        self.claims_made = 0
+        self.pre_play = True  # nothing discarded yet (heaven, earth, flower exchange)
+        self.seabed_seat: Wind | None = None  # drew the seabed (WMC-6.2)
+        self.riverbed = False  # the last discard is the riverbed tile (WMC-6.2)
+        self.robbable: Tile | None = None  # tile of an added kong, open to robbing (WMC-5.6)
+        self.replacing = ""  # "kong" or "flower" while in REPLACE
+        self.resume: tuple[Wind, TurnStart] | None = None  # turn to resume after a flower
+        self.drawn: Tile | None = None  # the tile that made 14 (self-drawn win tile)
+        self.after_kong = False  # the 14th tile was a kong replacement (WMC-7.2)
+
+    def tiles_accounted(self) -> int:
+        """Tiles standing + in hands, melds, flowers and rivers: always the whole set."""
+        total = self.wall.remaining
+        for s in self.seats:
+            total += sum(s.counts) + len(s.flowers) + len(s.river)
+            total += sum(len(m.tiles) for m in s.melds)
+        return total
+
+    def to_dict(self) -> dict[str, Any]:
+        w = self.wall
+        return {
+            "number": self.number,
+            "dealer_place": self.dealer_place,
+            "phase": self.phase.name,
+            "turn": self.turn.name,
+            "after": self.after.name,
+            "dice": [list(d) for d in self.dice],
+            "wall": {
+                "breaker": w.breaker,
+                "number": w.number,
+                "head": w.head,
+                "tail": w.tail,
+                "live": w.live,
+                "remaining": w.remaining,
+            },
+            "seats": {Wind(i).name: s.to_dict() for i, s in enumerate(self.seats)},
+            "last_discard": (
+                [self.last_discard[0].name, tile_name(self.last_discard[1])]
+                if self.last_discard
+                else None
+            ),
+            "calls": {k.name: str(v) for k, v in sorted(self.calls.items())},
+            "discards": [[s.name, tile_name(t)] for s, t in self.discards],
+            "seabed_seat": self.seabed_seat.name if self.seabed_seat is not None else None,
+            "riverbed": self.riverbed,
+        }
+
+
+class TableState:
+    """The session at one table: players, places, scores, the hand in play, results, alerts."""
+
+    __slots__ = (
+        "alerts",
+        "dealer_place",
+        "follow_suit",
+        "hand",
+        "hands_played",
+        "last_seq",
+        "players",
+        "profile",
+        "results",
+        "scores",
+        "seated",
+        "session_id",
+        "table_id",
+    )
+
+    def __init__(self, table_id: str, session_id: str, profile: Profile) -> None:
+        self.table_id = table_id
+        self.session_id = session_id
+        self.profile = profile
+        self.players: list[str] = ["P1", "P2", "P3", "P4"]  # by place, venue E, S, W, N
+        self.seated = False  # the seat draw happened (WMC-2.3)
+        self.follow_suit = True
+        self.scores: dict[str, int] = {}
+        self.hands_played = 0
+        self.dealer_place = 0
+        self.hand: HandState | None = None
+        self.results: list[HandResult] = []
+        self.alerts: list[Alert] = []
+        self.last_seq = -1
+
+    def place_of(self, seat: Wind) -> int:
+        """Venue place of a seat wind in the current hand (WMC-2.4)."""
+        return (self.dealer_place + seat) % 4
+
+    def player_at(self, seat: Wind) -> str:
+        return self.players[(self.dealer_place + seat) % 4]
+
+    @property
+    def round(self) -> int:
+        """0-based round (圈) of four hands (WMC-2.4); MCR's prevalent wind follows it."""
+        return self.hands_played // 4
+
+    @property
+    def prevalent(self) -> Wind:
+        return Wind(self.round % 4) if self.profile.prevalent_wind else Wind.E
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "session_id": self.session_id,
+            "profile": self.profile.name,
+            "players": list(self.players),
+            "seated": self.seated,
+            "scores": dict(self.scores),
+            "hands_played": self.hands_played,
+            "dealer_place": self.dealer_place,
+            "hand": self.hand.to_dict() if self.hand is not None else None,
+            "results": [r.to_dict() for r in self.results],
+            "alerts": [a.to_json() for a in self.alerts],
+            "last_seq": self.last_seq,
+        }

@@ -1,0 +1,976 @@
+"""The referee core's state machine: one table, one session, one event at a time.
+
+``Table.apply(event)`` is the only way the state changes. It returns a :class:`Step`: the state,
+the events the engine derived (wall broken, hand scored, round ended …) and the alerts. An
+illegal action is refused — the state stays as it was — and answered with an alert citing the
+rule (``rejected=True``); irregularities the rules let stand are applied with an alert
+(``rejected=False``). No I/O, no clock, no randomness: time is the events' ``ts``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.events import (
+    Call,
+    CallKind,
+    Chow,
+    Deal,
+    DiceRolled,
+    Discard,
+    Draw,
+    Event,
+    FlowerSetAside,
+    HandRevealed,
+    Kong,
+    KongKind,
+    Payload,
+    Pung,
+    ReplacementDraw,
+    SeatDraw,
+    SessionStarted,
+    WallBuilt,
+    WinDeclared,
+)
+from referee.game import claims, shapes
+from referee.game.alerts import Alert, Severity
+from referee.game.profile import Profile, profile
+from referee.game.state import HandResult, HandState, Phase, TableState, TurnStart
+from referee.game.wall import UNKNOWN, Wall, counted_seat
+from referee.hands import Flag, HandError, Meld, MeldKind, Relative, WinBy, Wind, WinningHand
+from referee.scoring import score
+from referee.scoring.payments import settle
+from referee.scoring.result import ScoreResult
+from referee.tiles import NUM_KINDS, Tile, format_tiles, is_flower, tile_name
+
+Scorer = Callable[[WinningHand, str], ScoreResult]
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """An event the engine concluded (not logged; re-derived on replay). ``cause`` = seq."""
+
+    type: str
+    payload: dict[str, Any]
+    cause: int
+
+
+@dataclass(slots=True)
+class Step:
+    state: TableState
+    derived: list[Derived] = field(default_factory=list)
+    alerts: list[Alert] = field(default_factory=list)
+
+    @property
+    def accepted(self) -> bool:
+        return not any(a.rejected for a in self.alerts)
+
+
+class Rejected(Exception):
+    """Raised inside a handler to refuse an event; becomes a rejected alert."""
+
+    def __init__(self, rule: str, message: str, seat: Wind | None = None) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.seat = seat
+
+
+class Table:
+    """One table's rules engine (WMC by default; ``session_started`` picks the profile)."""
+
+    def __init__(
+        self,
+        table_id: str = "T1",
+        session_id: str = "S1",
+        profile_name: str = "wmc",
+        *,
+        scorer: Scorer | None = None,
+    ) -> None:
+        self.state = TableState(table_id, session_id, profile(profile_name))
+        self.scorer: Scorer = scorer or score
+        self._derived: list[Derived] = []
+        self._alerts: list[Alert] = []
+        self._seq = -1
+        self._handlers: dict[str, Callable[[Any], None]] = {
+            "session_started": self._session_started,
+            "seat_draw": self._seat_draw,
+            "wall_built": self._wall_built,
+            "dice_rolled": self._dice,
+            "deal": self._deal,
+            "draw": self._draw,
+            "replacement_draw": self._replacement,
+            "flower": self._flower,
+            "discard": self._discard,
+            "call": self._call,
+            "chow": self._chow,
+            "pung": self._pung,
+            "kong": self._kong,
+            "win": self._win,
+            "hand_revealed": self._revealed,
+            "exhaustive_draw": self._exhaustive,
+            "observation": _ignore,
+            "machine": _ignore,
+            "referee_decision": _ignore,
+        }
+
+    # ---- entry point -------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> Step:
+        st = self.state
+        derived: list[Derived] = []
+        alerts: list[Alert] = []
+        self._derived = derived
+        self._alerts = alerts
+        seq = event.seq
+        self._seq = seq
+        if seq <= st.last_seq:
+            self._alert("SYS-seq", f"duplicate seq {seq} (last applied {st.last_seq}); ignored")
+            st.alerts.extend(alerts)
+            return Step(st, derived, alerts)
+        if seq != st.last_seq + 1:
+            self._alert(
+                "SYS-seq",
+                f"gap: seq {seq} follows {st.last_seq}; events may be missing",
+                severity=Severity.WARNING,
+                rejected=False,
+            )
+        st.last_seq = seq
+        handler = self._handlers.get(event.type)
+        if handler is None:
+            self._alert("SYS-type", f"unknown event type {event.type!r}")
+        else:
+            try:
+                handler(event.payload)
+            except Rejected as exc:
+                self._alert(exc.rule, str(exc), exc.seat)
+        if alerts:
+            st.alerts.extend(alerts)
+        return Step(st, derived, alerts)
+
+    def apply_all(self, events: Sequence[Event]) -> list[Alert]:
+        out: list[Alert] = []
+        for ev in events:
+            out.extend(self.apply(ev).alerts)
+        return out
+
+    # ---- helpers -----------------------------------------------------------------------------
+
+    def _alert(
+        self,
+        rule: str,
+        message: str,
+        seat: Wind | None = None,
+        *,
+        severity: Severity = Severity.VIOLATION,
+        rejected: bool = True,
+    ) -> None:
+        self._alerts.append(Alert(rule, severity, message, self._seq, seat, rejected))
+
+    def _derive(self, type_: str, **payload: Any) -> None:
+        self._derived.append(Derived(type_, payload, self._seq))
+
+    def _hand(self, rule: str, what: str) -> HandState:
+        hand = self.state.hand
+        if hand is None or hand.phase is Phase.IDLE:
+            raise Rejected(rule, f"{what}: no hand is in play")
+        return hand
+
+    @property
+    def profile(self) -> Profile:
+        return self.state.profile
+
+    # ---- session (WMC-2.1, 2.3, 8.2) ---------------------------------------------------------
+
+    def _session_started(self, p: SessionStarted) -> None:
+        st = self.state
+        if st.hands_played or (st.hand is not None and st.hand.phase is not Phase.IDLE):
+            raise Rejected("WMC-2.1", "session_started after play began")
+        st.profile = profile(p.profile)
+        st.players = list(p.players)
+        st.follow_suit = p.follow_suit
+        st.scores = dict.fromkeys(p.players, 0)
+
+    def _seat_draw(self, p: SeatDraw) -> None:
+        st = self.state
+        if st.hand is not None and st.hand.phase is not Phase.IDLE:
+            raise Rejected("WMC-8.2", "seat draw during a hand; seats change only after a round")
+        if st.hands_played % 4:
+            raise Rejected(
+                "WMC-8.2",
+                f"seat change after hand {st.hands_played}: seats change only after a round of 4",
+            )
+        if sorted(p.winds) != list(Wind):
+            raise Rejected("WMC-2.3", "the four wind tiles must each be taken once")
+        first = counted_seat(counted_seat(p.roller, p.roll1), p.roll2)
+        new = list(st.players)
+        first_taker = st.players[first]
+        for i, wind in enumerate(p.winds):
+            new[wind] = st.players[(first + i) % 4]
+        st.players = new
+        st.seated = True
+        for name in new:
+            st.scores.setdefault(name, 0)
+        self._derive(
+            "seats_assigned",
+            first_taker=first_taker,
+            start_end="odd" if p.roll2 % 2 else "even",
+            seats={w.name: new[w] for w in Wind},
+        )
+
+    # ---- setup (WMC-3.2–3.4) -----------------------------------------------------------------
+
+    def _wall_built(self, p: WallBuilt) -> None:
+        st = self.state
+        if st.hand is not None and st.hand.phase is not Phase.IDLE:
+            raise Rejected("WMC-2.1", "a new wall while a hand is in play")
+        prof = st.profile
+        tiles: list[Tile] | None = None
+        if p.tiles is not None:
+            tiles = list(p.tiles)
+            want = [4] * NUM_KINDS + ([1] * 8 if prof.flowers else [])
+            have = [0] * len(want)
+            for t in tiles:
+                if t >= len(want):
+                    raise Rejected("WMC-1.1", f"tile {tile_name(t)} is not in a {prof.name} set")
+                have[t] += 1
+            if len(tiles) != prof.total_tiles or have != want:
+                raise Rejected(
+                    "WMC-1.1",
+                    f"the wall must hold each tile of the set once per copy "
+                    f"({prof.total_tiles} tiles), got {len(tiles)}",
+                )
+        if not st.seated:
+            self._alert(
+                "WMC-2.1",
+                "a hand started without a seat draw; players keep their places",
+                severity=Severity.WARNING,
+                rejected=False,
+            )
+            st.seated = True
+            for name in st.players:
+                st.scores.setdefault(name, 0)
+        st.dealer_place = st.hands_played % 4
+        st.hand = HandState(st.hands_played, st.dealer_place, Wall(prof, tiles))
+
+    def _dice(self, p: DiceRolled) -> None:
+        hand = self._hand("WMC-3.3", "dice")
+        total = p.dice[0] + p.dice[1]
+        if hand.phase is Phase.ROLL_DEALER:
+            if p.seat is not Wind.E:
+                raise Rejected(
+                    "WMC-3.3", "the dealer (East) rolls first to name the breaker", p.seat
+                )
+            hand.dice.append(p.dice)
+            hand.phase = Phase.ROLL_BREAKER
+            self._derive("breaker_named", breaker=Wind(counted_seat(0, total)).name)
+        elif hand.phase is Phase.ROLL_BREAKER:
+            first = hand.dice[0][0] + hand.dice[0][1]
+            breaker = counted_seat(0, first)
+            if p.seat != breaker:
+                raise Rejected(
+                    "WMC-3.3", f"the breaker {Wind(breaker).name} rolls the second time", p.seat
+                )
+            hand.dice.append(p.dice)
+            number = first + total
+            hand.wall.break_at(breaker, number)
+            hand.phase = Phase.DEAL
+            head = hand.wall.order[0] // 2
+            spp = hand.wall.stacks_per_side
+            self._derive(
+                "wall_broken",
+                breaker=Wind(breaker).name,
+                number=number,
+                head={"side": Wind(head // spp).name, "stack": head % spp},
+            )
+        else:
+            raise Rejected("WMC-3.3", "dice rolled after the wall was broken", p.seat)
+
+    def _deal(self, p: Deal) -> None:
+        hand = self._hand("WMC-3.4", "deal")
+        if hand.phase is not Phase.DEAL:
+            raise Rejected("WMC-3.4", "the deal comes after the break (two rolls of the dice)")
+        wall = hand.wall
+        dealt: list[list[Tile]] = [[], [], [], []]
+        known = wall.known
+        if known:
+            for seat, index in wall.deal_positions():
+                dealt[seat].append(wall.tiles[wall.order[index]])
+            if p.hands is not None:
+                for seat, tiles in p.hands.items():
+                    if sorted(tiles) != sorted(dealt[seat]):
+                        raise Rejected(
+                            "WMC-3.5",
+                            f"{seat.name} was dealt {format_tiles(sorted(dealt[seat]))} by the "
+                            f"wall, not {format_tiles(tiles)}",
+                            seat,
+                        )
+            for _seat, index in wall.deal_positions():
+                wall.take(wall.order[index])
+        else:
+            if p.hands is None or len(p.hands) != 4:
+                raise Rejected("WMC-3.4", "an unseen wall needs the four dealt hands in the deal")
+            count = [0] * 42
+            for seat, tiles in p.hands.items():
+                want = 14 if seat is Wind.E else 13
+                if len(tiles) != want:
+                    raise Rejected(
+                        "WMC-3.4", f"{seat.name} must be dealt {want} tiles, not {len(tiles)}", seat
+                    )
+                dealt[seat] = list(tiles)
+                for t in tiles:
+                    count[t] += 1
+            if max(count[:NUM_KINDS]) > 4 or max(count[NUM_KINDS:]) > 1:
+                raise Rejected("WMC-1.1", "the dealt hands hold more copies than the set has")
+        wall.head = 53
+        for place, got in enumerate(dealt):
+            counts = hand.seats[place].counts
+            for t in got:
+                counts[t] += 1
+        hand.drawn = dealt[0][-1] if known else None
+        hand.phase = Phase.DISCARD
+        hand.turn = Wind.E
+        hand.after = TurnStart.DEAL
+
+    # ---- play (WMC-4.x) ----------------------------------------------------------------------
+
+    def _take_tile(self, wall: Wall, index: int, named: Tile | None, seat: Wind) -> Tile:
+        """Take the tile at drawing-order ``index``; a named tile that differs stands (4.9)."""
+        pos = wall.order[index]
+        there = wall.tiles[pos]
+        if named is None:
+            if there == UNKNOWN:
+                raise Rejected("WMC-4.1", "a draw from an unseen wall must name the tile", seat)
+            named = there
+        elif there != UNKNOWN and there != named:
+            other = self._find_in_wall(wall, named, index)
+            if other is None:
+                raise Rejected(
+                    "WMC-1.1", f"{tile_name(named)} cannot be in the wall: all copies are out", seat
+                )
+            wall.tiles[other], wall.tiles[pos] = there, named
+            self._alert(
+                "WMC-4.9",
+                f"drew {tile_name(named)} where the wall held {tile_name(there)}; the draw stands",
+                seat,
+                severity=Severity.WARNING,
+                rejected=False,
+            )
+        elif there == UNKNOWN and named >= NUM_KINDS and not self.profile.flowers:
+            raise Rejected("WMC-1.1", "no flowers in this profile", seat)
+        wall.take(pos)
+        return named
+
+    @staticmethod
+    def _find_in_wall(wall: Wall, tile: Tile, skip: int) -> int | None:
+        for k in range(wall.head, wall.size - wall.tail):
+            pos = wall.order[k]
+            if k != skip and wall.tiles[pos] == tile:
+                return pos
+        return None
+
+    def _playing(self, what: str) -> HandState:
+        hand = self._hand("WMC-4.1", what)
+        if hand.phase < Phase.DISCARD:
+            raise Rejected("WMC-3.4", f"{what} before the deal is complete")
+        return hand
+
+    def _draw(self, p: Draw) -> None:
+        hand = self._playing("draw")
+        seat = p.seat
+        if hand.phase is not Phase.WINDOW or seat is not hand.turn:
+            if hand.phase is Phase.REPLACE and seat is hand.turn:
+                raise Rejected("WMC-5.5", "after a kong the replacement comes from the kong end")
+            raise Rejected(
+                "WMC-4.2",
+                f"{seat.name} drew out of turn (the wall is {hand.turn.name}'s to draw from, "
+                f"and only after the left player's discard)"
+                if hand.phase is not Phase.DISCARD or seat is not hand.turn
+                else f"{seat.name} drew a second tile (long hand)",
+                seat,
+            )
+        wall = hand.wall
+        if wall.live <= 0:
+            raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
+        if hand.calls and p.merged:
+            callers = ", ".join(f"{s.name} ({c})" for s, c in sorted(hand.calls.items()))
+            self._alert(
+                "WMC-11.3",
+                f"claim called but not made before the next draw: {callers}",
+                severity=Severity.WARNING,
+                rejected=False,
+            )
+        tile = self._take_tile(wall, wall.head, p.tile, seat)
+        wall.head += 1
+        hand.seats[seat].counts[tile] += 1
+        hand.drawn = tile
+        hand.after = TurnStart.DRAW
+        hand.after_kong = False
+        hand.phase = Phase.DISCARD
+        if p.merged:
+            hand.last_discard = None
+            hand.calls = {}
+            hand.unmerged = None
+        else:
+            hand.unmerged = tile
+        if wall.live == 0:
+            hand.seabed_seat = seat
+            self._derive("seabed_drawn", seat=seat.name)
+
+    def _replacement(self, p: ReplacementDraw) -> None:
+        hand = self._hand("WMC-5.5", "replacement draw")
+        if hand.phase is not Phase.REPLACE or p.seat is not hand.turn:
+            raise Rejected("WMC-5.5", "a replacement draw only follows one's own kong", p.seat)
+        wall = hand.wall
+        tile = self._take_tile(wall, wall.tail_index(wall.tail), p.tile, p.seat)
+        wall.tail += 1
+        if wall.dead_size and wall.tail % 2 == 1:
+            self._derive(
+                "dead_wall_adjusted",
+                rule="WMC-6.4",
+                note="lower tile of the half stack to the dead wall; the upper is the seabed",
+            )
+        hand.seats[p.seat].counts[tile] += 1
+        hand.robbable = None
+        hand.calls = {}
+        hand.phase = Phase.DISCARD
+        if hand.replacing == "flower" and hand.resume is not None:
+            hand.turn, hand.after = hand.resume
+            if hand.turn is p.seat:
+                hand.drawn = tile
+        else:
+            hand.turn = p.seat
+            hand.after = TurnStart.REPLACEMENT
+            hand.after_kong = True
+            hand.drawn = tile
+        hand.resume = None
+        hand.replacing = ""
+
+    def _flower(self, p: FlowerSetAside) -> None:
+        hand = self._hand("MCR-flowers", "flower")
+        if not self.profile.flowers:
+            raise Rejected("WMC-1.1", "WMC has no flowers (136 tiles)", p.seat)
+        if not is_flower(p.tile) or hand.seats[p.seat].counts[p.tile] < 1:
+            raise Rejected("MCR-flowers", f"{p.seat.name} holds no {tile_name(p.tile)}", p.seat)
+        if hand.phase is not Phase.DISCARD or not (hand.pre_play or p.seat is hand.turn):
+            raise Rejected("MCR-flowers", "a flower is set aside on one's own turn", p.seat)
+        hand.seats[p.seat].counts[p.tile] -= 1
+        hand.seats[p.seat].flowers.append(p.tile)
+        if hand.wall.live <= 0:
+            # Nothing left to replace it: the hand can only end drawn (MCR; cf. WMC-6.3).
+            hand.phase = Phase.WINDOW
+            hand.riverbed = True
+            hand.last_discard = None
+            hand.turn = Wind((p.seat + 1) % 4)
+            self._derive("no_replacement", seat=p.seat.name, rule="WMC-6.3")
+            return
+        hand.resume = (hand.turn, hand.after)
+        hand.replacing = "flower"
+        hand.turn = p.seat
+        hand.phase = Phase.REPLACE
+
+    def _discard(self, p: Discard) -> None:
+        hand = self._playing("discard")
+        seat, tile = p.seat, p.tile
+        if hand.phase is not Phase.DISCARD or seat is not hand.turn:
+            if hand.phase is Phase.WINDOW and seat is hand.turn:
+                raise Rejected(
+                    "WMC-4.3", f"{seat.name} discarded before drawing (short hand)", seat
+                )
+            if hand.phase is Phase.REPLACE and seat is hand.turn:
+                raise Rejected("WMC-5.5", "discard before the kong's replacement draw", seat)
+            raise Rejected("WMC-4.1", f"{seat.name} discarded out of turn", seat)
+        counts = hand.seats[seat].counts
+        if is_flower(tile):
+            raise Rejected("MCR-flowers", "a flower is set aside, never discarded", seat)
+        if counts[tile] < 1:
+            raise Rejected("WMC-10.1", f"{seat.name} does not hold {tile_name(tile)}", seat)
+        counts[tile] -= 1
+        hand.seats[seat].river.append(tile)
+        hand.discards.append((seat, tile))
+        hand.last_discard = (seat, tile)
+        hand.riverbed = hand.wall.live == 0
+        hand.calls = {}
+        hand.unmerged = None
+        hand.pre_play = False
+        hand.drawn = None
+        hand.phase = Phase.WINDOW
+        hand.turn = Wind((seat + 1) % 4)
+
+    # ---- claims (WMC-5.x, 4.4) ---------------------------------------------------------------
+
+    def _call(self, p: Call) -> None:
+        hand = self._hand("WMC-5.2", "call")
+        seat = p.seat
+        if (
+            hand.phase is Phase.DISCARD
+            and seat is hand.turn
+            and p.call in (CallKind.KONG, CallKind.WIN)
+        ):
+            return  # own-turn kong or self-drawn win announced (WMC-5.2, 7.2)
+        if hand.phase is Phase.REPLACE and hand.robbable is not None:
+            if seat is hand.turn or p.call is not CallKind.WIN:
+                raise Rejected("WMC-5.6", "only a win may be called on an added kong", seat)
+            hand.calls[seat] = p.call
+            return
+        if hand.last_discard is None or hand.phase not in (Phase.WINDOW, Phase.DISCARD):
+            raise Rejected("WMC-5.1", f"{seat.name} called {p.call} with no discard to claim", seat)
+        if seat is hand.last_discard[0]:
+            raise Rejected("WMC-5.1", "a player cannot claim his own discard", seat)
+        hand.calls[seat] = p.call
+
+    def _window(self, seat: Wind, kind: CallKind) -> tuple[Wind, Tile, bool]:
+        """Check a claim may be made now: (discarder, tile, needs recall of an unmerged draw)."""
+        hand = self._hand("WMC-5.1", f"{kind} claim")
+        recall = False
+        if hand.phase is Phase.WINDOW and hand.last_discard is not None:
+            pass
+        elif (
+            hand.phase is Phase.DISCARD
+            and hand.unmerged is not None
+            and hand.last_discard is not None
+            and kind is not CallKind.CHOW
+            and seat is not hand.turn
+        ):
+            recall = True  # WMC-4.4: drawn but not merged → the tile goes back
+        elif hand.phase is Phase.DISCARD and hand.after is TurnStart.DRAW and hand.discards:
+            raise Rejected(
+                "WMC-4.4",
+                f"{kind} refused: claims end once the next player has drawn and merged",
+                seat,
+            )
+        else:
+            raise Rejected("WMC-5.1", f"{kind} refused: there is no discard to claim", seat)
+        assert hand.last_discard is not None
+        discarder, tile = hand.last_discard
+        if seat is discarder:
+            raise Rejected("WMC-5.1", "a player cannot claim his own discard", seat)
+        if hand.riverbed and kind is not CallKind.WIN:
+            raise Rejected("WMC-6.2", f"the riverbed tile may only be won on, never {kind}ed", seat)
+        mine = claims.rank(kind, seat, discarder)
+        for other, call in hand.calls.items():
+            if other is seat or claims.rank(call, other, discarder) >= mine:
+                continue
+            if self._call_is_legal(other, call, discarder, tile):
+                raise Rejected(
+                    "WMC-5.7",
+                    f"{seat.name}'s {kind} is outranked by {other.name}'s {call} "
+                    "(win 1a/1b/1c > pung/kong > chow)",
+                    seat,
+                )
+        return discarder, tile, recall
+
+    def _spoken(self, seat: Wind, kind: CallKind) -> None:
+        """WMC-5.2: every claim is spoken; an unspoken one stands here but is flagged."""
+        hand = self.state.hand
+        if hand is not None and seat not in hand.calls:
+            self._alert(
+                "WMC-5.2",
+                f"{seat.name}'s {kind} was not spoken",
+                seat,
+                severity=Severity.WARNING,
+                rejected=False,
+            )
+
+    def _call_is_legal(self, seat: Wind, call: CallKind, discarder: Wind, tile: Tile) -> bool:
+        """WMC-5.7: only a legal claim has priority."""
+        hand = self.state.hand
+        assert hand is not None
+        counts = hand.seats[seat].counts
+        if call is CallKind.CHOW:
+            return claims.can_chow(seat, discarder, counts, tile)
+        if call is CallKind.PUNG:
+            return claims.can_pung(counts, tile)
+        if call is CallKind.KONG:
+            return claims.can_exposed_kong(counts, tile)
+        grown = list(counts)
+        grown[tile] += 1
+        return shapes.is_complete(grown, len(hand.seats[seat].melds))
+
+    def _recall(self, hand: HandState) -> None:
+        """WMC-4.4: the next player's unmerged draw goes back to the wall."""
+        tile = hand.unmerged
+        assert tile is not None
+        wall = hand.wall
+        wall.head -= 1
+        wall.tiles[wall.order[wall.head]] = tile
+        hand.seats[hand.turn].counts[tile] -= 1
+        if hand.seabed_seat is hand.turn:
+            hand.seabed_seat = None
+        hand.unmerged = None
+        self._derive("draw_recalled", seat=hand.turn.name, rule="WMC-4.4")
+
+    def _take_discard(self, hand: HandState, discarder: Wind) -> None:
+        hand.seats[discarder].river.pop()
+        hand.last_discard = None
+        hand.calls = {}
+        hand.claims_made += 1
+
+    def _chow(self, p: Chow) -> None:
+        discarder, tile, _recall = self._window(p.seat, CallKind.CHOW)
+        hand = self.state.hand
+        assert hand is not None
+        if claims.relative(p.seat, discarder) is not Relative.LEFT:
+            raise Rejected("WMC-5.4", "chow only from the left player", p.seat)
+        tiles = tuple(sorted(p.tiles))
+        if tiles not in claims.chow_options(hand.seats[p.seat].counts, tile):
+            raise Rejected(
+                "WMC-5.4",
+                f"chow {format_tiles(p.tiles)} is not a run with {tile_name(tile)} "
+                "and two tiles from the hand",
+                p.seat,
+            )
+        self._spoken(p.seat, CallKind.CHOW)
+        counts = hand.seats[p.seat].counts
+        for t in tiles:
+            if t != tile:
+                counts[t] -= 1
+        self._take_discard(hand, discarder)
+        hand.seats[p.seat].melds.append(
+            Meld(MeldKind.CHOW, tiles, claimed_from=Relative.LEFT, claimed_tile=tile)
+        )
+        self._to_turn(hand, p.seat, TurnStart.CLAIM)
+
+    def _pung(self, p: Pung) -> None:
+        discarder, tile, recall = self._window(p.seat, CallKind.PUNG)
+        hand = self.state.hand
+        assert hand is not None
+        counts = hand.seats[p.seat].counts
+        if not claims.can_pung(counts, tile):
+            raise Rejected("WMC-5.3", f"pung needs a pair of {tile_name(tile)} in hand", p.seat)
+        self._spoken(p.seat, CallKind.PUNG)
+        if recall:
+            self._recall(hand)
+        counts[tile] -= 2
+        self._take_discard(hand, discarder)
+        hand.seats[p.seat].melds.append(
+            Meld(
+                MeldKind.PUNG,
+                (tile,) * 3,
+                claimed_from=claims.relative(p.seat, discarder),
+                claimed_tile=tile,
+            )
+        )
+        self._to_turn(hand, p.seat, TurnStart.CLAIM)
+
+    def _to_turn(self, hand: HandState, seat: Wind, after: TurnStart) -> None:
+        hand.turn = seat
+        hand.after = after
+        hand.after_kong = False
+        hand.drawn = None
+        hand.phase = Phase.DISCARD
+
+    def _kong(self, p: Kong) -> None:
+        seat, tile = p.seat, p.tile
+        if p.kind is KongKind.EXPOSED:
+            discarder, claimed, recall = self._window(seat, CallKind.KONG)
+            hand = self.state.hand
+            assert hand is not None
+            if claimed != tile:
+                raise Rejected("WMC-5.5", f"the discard is {tile_name(claimed)}", seat)
+            if not claims.can_exposed_kong(hand.seats[seat].counts, tile):
+                raise Rejected(
+                    "WMC-5.5",
+                    f"an exposed kong needs a concealed pung of {tile_name(tile)} "
+                    "(a discard cannot be added to an exposed pung)",
+                    seat,
+                )
+            self._kong_room(hand, seat)
+            self._spoken(seat, CallKind.KONG)
+            if recall:
+                self._recall(hand)
+            hand.seats[seat].counts[tile] -= 3
+            self._take_discard(hand, discarder)
+            hand.seats[seat].melds.append(
+                Meld(
+                    MeldKind.KONG,
+                    (tile,) * 4,
+                    claimed_from=claims.relative(seat, discarder),
+                    claimed_tile=tile,
+                )
+            )
+            self._start_replacement(hand, seat, None)
+            return
+        hand = self._hand("WMC-5.5", "kong")
+        if hand.phase is not Phase.DISCARD or seat is not hand.turn:
+            raise Rejected("WMC-5.5", f"{p.kind} kong only on one's own turn", seat)
+        if hand.seabed_seat is seat and hand.after is TurnStart.DRAW:
+            raise Rejected("WMC-6.2", "the player who drew the seabed may not kong", seat)
+        self._kong_room(hand, seat)
+        me = hand.seats[seat]
+        if p.kind is KongKind.CONCEALED:
+            if hand.after is TurnStart.CLAIM:
+                raise Rejected("WMC-5.5", "no concealed kong right after a chow or pung", seat)
+            if me.counts[tile] < 4:
+                raise Rejected("WMC-5.5", f"a concealed kong needs four {tile_name(tile)}", seat)
+            me.counts[tile] -= 4
+            me.melds.append(Meld(MeldKind.KONG, (tile,) * 4, concealed=True))
+            self._start_replacement(hand, seat, None)
+            return
+        index = next(
+            (k for k, m in enumerate(me.melds) if m.kind is MeldKind.PUNG and m.first == tile),
+            -1,
+        )
+        if index < 0:
+            raise Rejected(
+                "WMC-5.5", f"an added kong needs an exposed pung of {tile_name(tile)}", seat
+            )
+        meld = me.melds[index]
+        if me.counts[tile] < 1:
+            raise Rejected(
+                "WMC-5.5", f"{seat.name} does not hold the fourth {tile_name(tile)}", seat
+            )
+        me.counts[tile] -= 1
+        me.melds[index] = Meld(
+            MeldKind.KONG,
+            (tile,) * 4,
+            claimed_from=meld.claimed_from,
+            claimed_tile=meld.claimed_tile,
+        )
+        self._start_replacement(hand, seat, tile)
+
+    def _kong_room(self, hand: HandState, seat: Wind) -> None:
+        if hand.wall.live <= 0:
+            raise Rejected("WMC-6.2", "no kong once the live wall is exhausted", seat)
+
+    def _start_replacement(self, hand: HandState, seat: Wind, robbable: Tile | None) -> None:
+        hand.turn = seat
+        hand.phase = Phase.REPLACE
+        hand.replacing = "kong"
+        hand.robbable = robbable
+        hand.calls = {}
+        hand.unmerged = None
+        hand.last_discard = None
+        hand.pre_play = False if hand.discards else hand.pre_play
+
+    # ---- wins (WMC-7.x, 12.x) ----------------------------------------------------------------
+
+    def _win(self, p: WinDeclared) -> None:
+        seat = p.seat
+        hand = self._hand("WMC-7.2", "win")
+        if hand.phase is Phase.DISCARD and seat is hand.turn:
+            if hand.after is TurnStart.CLAIM:
+                raise Rejected(
+                    "WMC-7.2", "a win after a chow or pung must be claimed on the discard", seat
+                )
+            result, winning = self._evaluate(seat, None)
+            self._settle(hand, seat, WinBy.SELF, None, winning, result)
+            return
+        if hand.phase is Phase.REPLACE:
+            if hand.robbable is None or seat is hand.turn:
+                raise Rejected(
+                    "WMC-5.6",
+                    "only an added kong can be robbed; a concealed kong never "
+                    "(an exposed kong's discard had to be won before the kong)",
+                    seat,
+                )
+            konger = hand.turn
+            tile = hand.robbable
+            mine = claims.rank(CallKind.WIN, seat, konger)
+            for other, call in hand.calls.items():
+                if (
+                    other is not seat
+                    and claims.rank(call, other, konger) < mine
+                    and self._call_is_legal(other, call, konger, tile)
+                ):
+                    raise Rejected("WMC-5.7", f"{other.name}'s win has priority", seat)
+            result, winning = self._evaluate(seat, tile, robbing=True)
+            me = hand.seats[konger]
+            for i, meld in enumerate(me.melds):
+                if meld.kind is MeldKind.KONG and meld.first == tile and not meld.concealed:
+                    me.melds[i] = Meld(
+                        MeldKind.PUNG,
+                        (tile,) * 3,
+                        claimed_from=meld.claimed_from,
+                        claimed_tile=meld.claimed_tile,
+                    )
+                    break
+            self._settle(hand, seat, WinBy.DISCARD, konger, winning, result)
+            return
+        discarder, tile, recall = self._window(seat, CallKind.WIN)
+        result, winning = self._evaluate(seat, tile)
+        self._spoken(seat, CallKind.WIN)
+        if recall:
+            self._recall(hand)
+        hand.seats[discarder].river.pop()
+        self._settle(hand, seat, WinBy.DISCARD, discarder, winning, result)
+
+    def winning_hand(self, seat: Wind, tile: Tile | None, *, robbing: bool = False) -> WinningHand:
+        """The hand a win by ``seat`` would show: on ``tile`` (a discard or a robbed kong) or,
+        with ``tile=None``, self-drawn on the tile that made 14. Raises HandError if impossible.
+        """
+        st = self.state
+        hand = st.hand
+        assert hand is not None
+        me = hand.seats[seat]
+        concealed = [t for t in range(NUM_KINDS) for _ in range(me.counts[t])]
+        flags: set[Flag] = set()
+        if tile is None:
+            win_by = WinBy.SELF
+            drawn = hand.drawn
+            if drawn is None or drawn not in concealed:
+                drawn = concealed[-1] if concealed else 0
+            concealed.remove(drawn)
+            win_tile = drawn
+            if hand.after is TurnStart.DEAL and seat is Wind.E and hand.pre_play:
+                flags.add(Flag.HEAVEN)
+            if hand.after_kong:
+                flags.add(Flag.WIN_ON_KONG)
+            if hand.seabed_seat is seat and hand.after is TurnStart.DRAW:
+                flags.add(Flag.FINAL_DRAW)
+        else:
+            win_by = WinBy.DISCARD
+            win_tile = tile
+            if robbing:
+                flags.add(Flag.ROBBING_KONG)
+            elif hand.riverbed:
+                flags.add(Flag.FINAL_DISCARD)
+            if (
+                not robbing
+                and len(hand.discards) == 1
+                and hand.discards[0][0] is Wind.E
+                and hand.claims_made == 0
+                and not any(s.melds for s in hand.seats)
+            ):
+                flags.add(Flag.EARTH)
+        if st.profile.name == "mcr" and self._visible(win_tile, seat, tile is not None) == 3:
+            flags.add(Flag.LAST_OF_KIND)
+        return WinningHand(
+            concealed=tuple(concealed),
+            win_tile=win_tile,
+            win_by=win_by,
+            melds=tuple(me.melds),
+            seat=seat,
+            prevalent=st.prevalent,
+            flowers=len(me.flowers),
+            flags=frozenset(flags),
+        )
+
+    def _visible(self, tile: Tile, seat: Wind, on_discard: bool) -> int:
+        hand = self.state.hand
+        assert hand is not None
+        n = -1 if on_discard and hand.last_discard is not None else 0
+        for s in hand.seats:
+            n += s.river.count(tile)
+            for m in s.melds:
+                n += m.tiles.count(tile)
+        return max(n, 0)
+
+    def check_win(
+        self, seat: Wind, tile: Tile | None, *, robbing: bool = False
+    ) -> ScoreResult | None:
+        """The score a win would get now (None if the hand cannot be a win): for players."""
+        try:
+            hand = self.winning_hand(seat, tile, robbing=robbing)
+        except HandError:
+            return None
+        return self.scorer(hand, self.state.profile.name)
+
+    def _evaluate(
+        self, seat: Wind, tile: Tile | None, *, robbing: bool = False
+    ) -> tuple[ScoreResult, WinningHand]:
+        try:
+            winning = self.winning_hand(seat, tile, robbing=robbing)
+        except HandError as exc:
+            raise Rejected("WMC-10.1", f"{seat.name} cannot win: {exc}", seat) from None
+        result = self.scorer(winning, self.state.profile.name)
+        if not result.valid:
+            reason = result.reason or "no winning shape"
+            rule = "WMC-12.3" if "12.3" in reason else "WMC-7.1"
+            raise Rejected(rule, f"false win by {seat.name}: {reason} (WMC-11.6)", seat)
+        return result, winning
+
+    def _settle(
+        self,
+        hand: HandState,
+        seat: Wind,
+        win_by: WinBy,
+        discarder: Wind | None,
+        winning: WinningHand,
+        result: ScoreResult,
+    ) -> None:
+        st = self.state
+        history = list(hand.discards)
+        settlement = settle(
+            st.profile.name,
+            result.total,
+            seat,
+            win_by,
+            discarder,
+            history,
+            win_tile=winning.win_tile,
+            follow_suit=st.follow_suit,
+        )
+        hand.seats[seat].counts[winning.win_tile] += 1 if win_by is WinBy.DISCARD else 0
+        by_seat = tuple(st.player_at(Wind(i)) for i in range(4))
+        res = HandResult(
+            hand=hand.number,
+            dealer=st.player_at(Wind.E),
+            winner=seat,
+            winner_name=st.player_at(seat),
+            win_by=win_by,
+            discarder=discarder,
+            win_tile=winning.win_tile,
+            value=result.total,
+            patterns=tuple((p.name, p.points, p.count) for p in result.patterns),
+            deltas=dict(settlement.deltas),
+            liable=settlement.liable,
+            rule=settlement.rule,
+            flags=tuple(sorted(str(f) for f in winning.flags)),
+            players=(by_seat[0], by_seat[1], by_seat[2], by_seat[3]),
+        )
+        for w, delta in settlement.deltas.items():
+            name = st.player_at(w)
+            st.scores[name] = st.scores.get(name, 0) + delta
+        self._derive("hand_scored", **res.to_dict())
+        self._end_hand(hand, res)
+
+    def _exhaustive(self, _p: Payload) -> None:
+        hand = self._hand("WMC-6.3", "exhaustive draw")
+        if not (hand.phase is Phase.WINDOW and hand.riverbed):
+            raise Rejected(
+                "WMC-6.3",
+                f"exhaustive draw declared with {hand.wall.live} live tile(s) left and no "
+                "riverbed discard",
+            )
+        st = self.state
+        self._end_hand(hand, HandResult(hand=hand.number, dealer=st.player_at(Wind.E)))
+
+    def _end_hand(self, hand: HandState, result: HandResult) -> None:
+        st = self.state
+        hand.phase = Phase.IDLE
+        st.results.append(result)
+        st.hands_played += 1
+        st.dealer_place = st.hands_played % 4
+        self._derive(
+            "hand_ended",
+            hand=hand.number,
+            result="exhaustive_draw" if result.exhaustive else "win",
+            next_dealer=st.players[st.dealer_place],
+            rule="WMC-2.4",
+        )
+        if st.hands_played % 4 == 0:
+            self._derive("round_ended", round=st.hands_played // 4, rule="WMC-8.2")
+        if st.hands_played % 8 == 0:
+            self._derive("half_ended", half=st.hands_played // 8, rule="WMC-8.1")
+
+    def _revealed(self, p: HandRevealed) -> None:
+        hand = self.state.hand
+        if hand is None:
+            raise Rejected("WMC-7.4", "no hand to reveal", p.seat)
+        counts = hand.seats[p.seat].counts
+        have = [t for t in range(NUM_KINDS) for _ in range(counts[t])]
+        if sorted(p.tiles) != have and hand.wall.known:
+            self._alert(
+                "WMC-7.4",
+                f"{p.seat.name} showed {format_tiles(sorted(p.tiles))}; "
+                f"the record says {format_tiles(have)}",
+                p.seat,
+                severity=Severity.WARNING,
+                rejected=False,
+            )
+
+
+def _ignore(_p: Payload) -> None:
+    """Observations, machine messages and referee decisions do not change the game state."""

@@ -1,0 +1,133 @@
+"""`mjref simulate` and `mjref replay`: make a legal game log, and replay any log to its result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TextIO
+
+from referee.events import LogLineError, parse_line
+from referee.game.render import render
+from referee.game.sim import Simulator
+from referee.game.table import Table
+
+
+def register(subparsers: Any) -> None:
+    sim = subparsers.add_parser("simulate", help="simulate a legal game and write its event log")
+    sim.add_argument("--profile", choices=("wmc", "zj33", "mcr"), default="wmc")
+    sim.add_argument("--hands", type=int, default=8)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--table", default="T1")
+    sim.add_argument("--session", default="S1")
+    sim.add_argument("--out", type=Path, help="write the JSONL log here (default: stdout)")
+    sim.set_defaults(handler=run_simulate)
+
+    rep = subparsers.add_parser("replay", help="replay an event log (JSONL) to its final state")
+    rep.add_argument("log", type=Path)
+    rep.add_argument("--json", action="store_true", help="print the final state as JSON")
+    rep.add_argument("--render", action="store_true", help="also draw the last table state")
+    rep.set_defaults(handler=run_replay)
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    if args.hands < 0:
+        print("--hands must be ≥ 0", file=sys.stderr)
+        return 2
+    sim = Simulator(args.profile, args.seed, table_id=args.table, session_id=args.session)
+    out: TextIO = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
+    try:
+        for ev in sim.run(args.hands):
+            out.write(ev.model_dump_json())
+            out.write("\n")
+    finally:
+        if args.out:
+            out.close()
+    if args.out:
+        st = sim.table.state
+        print(f"wrote {sim.seq} events, {st.hands_played} hands to {args.out}", file=sys.stderr)
+    return 0
+
+
+def replay_lines(lines: Iterable[str]) -> tuple[Table | None, list[LogLineError]]:
+    """Replay JSONL text; malformed lines are collected (with line numbers) and skipped."""
+    table: Table | None = None
+    errors: list[LogLineError] = []
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            ev = parse_line(text, number)
+        except LogLineError as exc:
+            errors.append(exc)
+            continue
+        if table is None:
+            table = Table(ev.table_id, ev.session_id)
+        table.apply(ev)
+    return table, errors
+
+
+def summary(table: Table) -> dict[str, Any]:
+    st = table.state
+    return {
+        "table_id": st.table_id,
+        "session_id": st.session_id,
+        "profile": st.profile.name,
+        "hands_played": st.hands_played,
+        "scores": dict(st.scores),
+        "hands": [r.to_dict() for r in st.results],
+        "alerts": [a.to_json() for a in st.alerts],
+    }
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    try:
+        with args.log.open(encoding="utf-8") as fh:
+            table, errors = replay_lines(fh)
+    except OSError as exc:
+        print(f"cannot read {args.log}: {exc}", file=sys.stderr)
+        return 2
+    for err in errors:
+        print(f"{args.log}:{err}", file=sys.stderr)
+    if table is None:
+        print("no valid events in the log", file=sys.stderr)
+        return 1
+    data = summary(table)
+    data["malformed_lines"] = [{"line": e.line, "error": str(e)} for e in errors]
+    if args.json:
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
+        print()
+    else:
+        _print_text(data)
+        if args.render:
+            print(render(table.state))
+    return 1 if errors else 0
+
+
+def _print_text(data: dict[str, Any]) -> None:
+    print(
+        f"table {data['table_id']} session {data['session_id']} [{data['profile']}] "
+        f"— {data['hands_played']} hands"
+    )
+    for name, score in data["scores"].items():
+        print(f"  {name:<10} {score:+6d}")
+    for h in data["hands"]:
+        if h["result"] != "win":
+            print(f"hand {h['hand'] + 1} (dealer {h['dealer']}): exhaustive draw (WMC-6.3)")
+            continue
+        how = "self-drawn" if h["win_by"] == "self" else f"on {h['discarder']}'s discard"
+        pats = ", ".join(
+            f"{p['name']} {p['points']}" + (f"×{p['count']}" if p["count"] > 1 else "")
+            for p in h["patterns"]
+        )
+        pay = " ".join(f"{k} {v:+d}" for k, v in h["payments"].items())
+        print(
+            f"hand {h['hand'] + 1} (dealer {h['dealer']}): {h['winner_name']} ({h['winner']}) "
+            f"wins {how} with {h['win_tile']}, {h['value']} — {pats}"
+        )
+        print(f"    payments {pay}; {h['rule']}")
+    print(f"alerts: {len(data['alerts'])}")
+    for a in data["alerts"]:
+        print(f"  [{a['rule']}] {a['severity']} {a['seat'] or ''} @{a['seq']}: {a['message']}")
