@@ -255,12 +255,34 @@ class Observation(Payload):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
+TableRule = Literal["TABLE-ERROR", "TABLE-LINK", "TABLE-MODE"]
+"""Rule IDs of alerts about the automatic table (not WMC rules; see EVENTS.md):
+TABLE-ERROR a fault the table reports (jam, count mismatch, …), TABLE-LINK the link to it
+(offline, online, rebooted, events lost), TABLE-MODE a table set up for another game."""
+
+
+class MachineAlert(BaseModel):
+    """What a machine event asks a referee to look at; the engine raises it as an alert."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    rule: TableRule
+    severity: Literal["info", "warning", "critical"]
+    message: str
+
+
 class MachineEvent(Payload):
-    """A message from the automatic table (table_io), e.g. DICE_RESULT, SET_COMPLETE, ERROR."""
+    """A message from the automatic table (table_io), logged as the table said it.
+
+    ``message`` is the table_io event kind (``hand_start``, ``dice_rolled``, ``table_alert``,
+    ``link_state``, …), ``data`` its fields. Game events it implies (``wall_built``,
+    ``dice_rolled``) are logged after it, citing it. ``alert``, when set, is raised by the engine
+    (not rejected: the table's word stands), so that replay re-derives it.
+    """
 
     TYPE: ClassVar[str] = "machine"
     message: str
     data: dict[str, Any] = Field(default_factory=dict)
+    alert: MachineAlert | None = None
 
 
 class RefereeDecision(Payload):
@@ -332,26 +354,108 @@ class Event(BaseModel):
         return self.model_dump_json()
 
 
-_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
+ENGINE_TYPES = frozenset(
+    {
+        "seats_assigned",
+        "breaker_named",
+        "wall_broken",
+        "seabed_drawn",
+        "dead_wall_adjusted",
+        "draw_recalled",
+        "no_replacement",
+        "hand_scored",
+        "hand_ended",
+        "round_ended",
+        "half_ended",
+        "alert",
+    }
+)
+"""Types of the engine's output events: what it derived, and ``alert`` (EVENTS.md)."""
+
+
+class EngineEvent(BaseModel):
+    """An engine output in the envelope of DESIGN.md: a derived event or an alert.
+
+    ``seq`` numbers the engine's output stream of a session (0, 1, 2 … without gaps, its own
+    sequence: ``(table_id, session_id, "engine", seq)`` is unique); ``cause`` is the seq of the
+    input event that produced it, and ``ts`` that event's time. Outputs are a pure function of the
+    input log, so replaying the log gives the same outputs with the same numbers: a consumer can
+    ingest them idempotently, and a gap in ``seq`` means it missed some.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    v: int = SCHEMA_VERSION
+    table_id: str
+    session_id: str
+    seq: Annotated[int, Field(ge=0)]
+    ts: float
+    source: Literal[Source.ENGINE] = Source.ENGINE
+    type: str
+    payload: dict[str, Any]
+    cause: Annotated[int, Field(ge=0)]
+    confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0
+    evidence: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _known_type(self) -> EngineEvent:
+        if self.type not in ENGINE_TYPES:
+            raise ValueError(
+                f"unknown engine event type {self.type!r}; expected one of "
+                + ", ".join(sorted(ENGINE_TYPES))
+            )
+        return self
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+
+_SHAPES: dict[type[BaseModel], tuple[dict[str, Any], int]] = {}
+_setattr = object.__setattr__
+
+
+def _shape(cls: type[BaseModel]) -> tuple[dict[str, Any], int]:
+    """(defaults of the optional fields, number of fields) of a model class, computed once."""
+    shape = _SHAPES.get(cls)
+    if shape is None:
+        fields = cls.model_fields
+        defaults = {
+            name: f.get_default(call_default_factory=True)
+            for name, f in fields.items()
+            if not f.is_required()
+        }
+        shape = _SHAPES[cls] = (defaults, len(fields))
+    return shape
+
+
+_FIELDS_SET: dict[tuple[type[BaseModel], tuple[str, ...]], set[str]] = {}
+
+
+def _fields_set(cls: type[BaseModel], names: tuple[str, ...]) -> set[str]:
+    """One shared ``fields_set`` per class and set of given fields.
+
+    The models are frozen, so nothing mutates it in place (``model_copy`` copies it first);
+    sharing it saves a set per event, which is most of the memory a long log holds.
+    """
+    found = _FIELDS_SET.get((cls, names))
+    if found is None:
+        found = _FIELDS_SET[(cls, names)] = set(names)
+    return found
 
 
 def construct(cls: type[_M], **fields: Any) -> _M:
     """Build a model from trusted values without validation — ``model_construct`` minus its
     per-call overhead (the simulator builds two models per event)."""
-    defaults = _DEFAULTS.get(cls)
-    if defaults is None:
-        defaults = _DEFAULTS[cls] = {
-            name: f.get_default(call_default_factory=True)
-            for name, f in cls.model_fields.items()
-            if not f.is_required()
-        }
+    defaults, size = _SHAPES.get(cls) or _shape(cls)
     obj = cls.__new__(cls)
-    values = {**defaults, **fields} if len(fields) < len(cls.model_fields) else fields
-    object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
+    _setattr(obj, "__dict__", {**defaults, **fields} if len(fields) < size else fields)
+    _setattr(obj, "__pydantic_fields_set__", _fields_set(cls, tuple(fields)))
+    _setattr(obj, "__pydantic_extra__", None)
+    _setattr(obj, "__pydantic_private__", None)
     return obj
+
+
+_EVENT_FIELDS_SET = _fields_set(Event, tuple(Event.model_fields))
 
 
 def make_event(
@@ -366,19 +470,27 @@ def make_event(
     evidence: tuple[str, ...] = (),
 ) -> Event:
     """An envelope around a payload without re-validation (the payload is already typed)."""
-    return construct(
-        Event,
-        v=SCHEMA_VERSION,
-        table_id=table_id,
-        session_id=session_id,
-        seq=seq,
-        ts=ts,
-        source=source,
-        type=payload.TYPE,
-        payload=payload,
-        confidence=confidence,
-        evidence=evidence,
+    obj = Event.__new__(Event)
+    _setattr(
+        obj,
+        "__dict__",
+        {
+            "v": SCHEMA_VERSION,
+            "table_id": table_id,
+            "session_id": session_id,
+            "seq": seq,
+            "ts": ts,
+            "source": source,
+            "type": payload.TYPE,
+            "payload": payload,
+            "confidence": confidence,
+            "evidence": evidence,
+        },
     )
+    _setattr(obj, "__pydantic_fields_set__", _EVENT_FIELDS_SET)
+    _setattr(obj, "__pydantic_extra__", None)
+    _setattr(obj, "__pydantic_private__", None)
+    return obj
 
 
 class LogLineError(ValueError):

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.events import LogLineError, parse_line
+from referee.events import EngineEvent, LogLineError, parse_line
 from referee.game.render import render
 from referee.game.sim import Simulator
 from referee.game.table import Table
@@ -29,6 +29,11 @@ def register(subparsers: Any) -> None:
     rep.add_argument("log", type=Path)
     rep.add_argument("--json", action="store_true", help="print the final state as JSON")
     rep.add_argument("--render", action="store_true", help="also draw the last table state")
+    rep.add_argument(
+        "--outputs",
+        action="store_true",
+        help="print the engine's outputs (derived events and alerts) as JSONL instead",
+    )
     rep.set_defaults(handler=run_replay)
 
 
@@ -51,8 +56,11 @@ def run_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def replay_lines(lines: Iterable[str]) -> tuple[Table | None, list[LogLineError]]:
-    """Replay JSONL text; malformed lines are collected (with line numbers) and skipped."""
+def replay_lines(
+    lines: Iterable[str], outputs: list[EngineEvent] | None = None
+) -> tuple[Table | None, list[LogLineError]]:
+    """Replay JSONL text; malformed lines are collected (with line numbers) and skipped.
+    The engine's outputs (EVENTS.md) are appended to ``outputs`` when it is given."""
     table: Table | None = None
     errors: list[LogLineError] = []
     for number, text in enumerate(lines, start=1):
@@ -65,7 +73,9 @@ def replay_lines(lines: Iterable[str]) -> tuple[Table | None, list[LogLineError]
             continue
         if table is None:
             table = Table(ev.table_id, ev.session_id)
-        table.apply(ev)
+        step = table.apply(ev)
+        if outputs is not None:
+            outputs.extend(step.outputs())
     return table, errors
 
 
@@ -83,9 +93,10 @@ def summary(table: Table) -> dict[str, Any]:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    outputs: list[EngineEvent] | None = [] if args.outputs else None
     try:
         with args.log.open(encoding="utf-8") as fh:
-            table, errors = replay_lines(fh)
+            table, errors = replay_lines(fh, outputs)
     except OSError as exc:
         print(f"cannot read {args.log}: {exc}", file=sys.stderr)
         return 2
@@ -94,6 +105,10 @@ def run_replay(args: argparse.Namespace) -> int:
     if table is None:
         print("no valid events in the log", file=sys.stderr)
         return 1
+    if outputs is not None:
+        for out in outputs:
+            print(out.to_json())
+        return 1 if errors else 0
     data = summary(table)
     data["malformed_lines"] = [{"line": e.line, "error": str(e)} for e in errors]
     if args.json:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.events import Event
+from referee.game.table import Table
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -151,8 +152,6 @@ class EventStore:
 
 def record(store: EventStore, events: Iterable[Event], *, snapshots: bool = True) -> int:
     """Apply events to a fresh engine and store each durably; a snapshot after every hand."""
-    from referee.game.table import Table
-
     table: Table | None = None
     n = 0
     for ev in events:
@@ -167,10 +166,8 @@ def record(store: EventStore, events: Iterable[Event], *, snapshots: bool = True
     return n
 
 
-def replay(store: EventStore, table_id: str, session_id: str) -> Any:
-    """The table after every stored event of a session (a :class:`referee.game.Table`)."""
-    from referee.game.table import Table
-
+def replay(store: EventStore, table_id: str, session_id: str) -> Table:
+    """The table after every stored event of a session."""
     table = Table(table_id, session_id)
     for ev in store.events(table_id, session_id):
         table.apply(ev)

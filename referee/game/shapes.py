@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from operator import itemgetter
 
 from referee.tiles import TERMINALS_AND_HONOURS, Tile
-
-_ORPHANS = frozenset(TERMINALS_AND_HONOURS)
 
 
 @cache
@@ -84,6 +83,7 @@ def _suit_adds(key: tuple[int, ...], honours: bool) -> tuple[tuple[int, ...], tu
     return tuple(w0), tuple(w1)
 
 
+_orphan_counts = itemgetter(*TERMINALS_AND_HONOURS)
 _PARTS = ((0, 9, False), (9, 18, False), (18, 27, False), (27, 34, True))
 
 
@@ -102,15 +102,12 @@ def is_regular_complete(counts: Sequence[int]) -> bool:
 
 def is_seven_pairs(counts: Sequence[int]) -> bool:
     """Seven distinct pairs (a held four is a pung plus one tile, WMC-7.1)."""
-    return sum(1 for n in counts[:34] if n == 2) == 7
+    return list(counts[:34]).count(2) == 7
 
 
 def is_thirteen_terminals(counts: Sequence[int]) -> bool:
-    return (
-        sum(counts[:34]) == 14
-        and all(counts[t] >= 1 for t in _ORPHANS)
-        and sum(counts[t] for t in _ORPHANS) == 14
-    )
+    orphans = _orphan_counts(counts)
+    return 0 not in orphans and sum(orphans) == 14 and sum(counts[:34]) == 14
 
 
 def is_complete(counts: Sequence[int], melds: int) -> bool:
@@ -129,24 +126,27 @@ def waits(counts: Sequence[int], melds: int) -> set[Tile]:
         states.append(_honour_state(key) if honours else _suit_state(key))
         adds.append(_suit_adds(key, honours))
     out: set[Tile] = set()
-    for j, (lo, _hi, _h) in enumerate(_PARTS):
-        others = [states[k] for k in range(4) if k != j]
-        if 0 in others:
-            continue
-        pairs = others.count(2)
-        w0, w1 = adds[j]
-        if pairs == 0:
-            out.update(lo + i for i in w1)
-        elif pairs == 1:
-            out.update(lo + i for i in w0)
+    broken = states.count(0)
+    if broken <= 1:  # a regular win needs every other part whole
+        pairs = states.count(2)
+        for j, (lo, _hi, _h) in enumerate(_PARTS):
+            state = states[j]
+            if broken and state != 0:
+                continue
+            others_pairs = pairs - (state == 2)
+            if others_pairs == 0:
+                out.update(lo + i for i in adds[j][1])
+            elif others_pairs == 1:
+                out.update(lo + i for i in adds[j][0])
     if melds == 0:
-        singles = [t for t in range(34) if counts[t] == 1]
-        if len(singles) == 1 and sum(1 for n in counts[:34] if n == 2) == 6:
-            out.add(singles[0])
-        if sum(counts[t] for t in _ORPHANS) == 13:
-            missing = [t for t in _ORPHANS if counts[t] == 0]
+        kinds = list(counts[:34])
+        if kinds.count(1) == 1 and kinds.count(2) == 6:
+            out.add(kinds.index(1))
+        orphans = _orphan_counts(counts)
+        if sum(orphans) == 13:
+            missing = [t for t, n in zip(TERMINALS_AND_HONOURS, orphans, strict=True) if n == 0]
             if len(missing) == 1:
                 out.add(missing[0])
             elif not missing:
-                out.update(t for t in _ORPHANS if counts[t] < 4)
+                out.update(t for t, n in zip(TERMINALS_AND_HONOURS, orphans, strict=True) if n < 4)
     return out

@@ -39,6 +39,7 @@ from referee.events import (
 )
 from referee.game import claims, shapes
 from referee.game.alerts import Alert
+from referee.game.claims import WINDS
 from referee.game.profile import profile
 from referee.game.state import HandState, Phase, TurnStart
 from referee.game.table import Scorer, Table
@@ -48,6 +49,9 @@ from referee.tiles import NUM_KINDS, Tile
 
 DEFAULT_PLAYERS = ("Ann", "Bo", "Chen", "Dai")
 _CONSTRUCT = True  # build payloads without validation (the simulator only makes legal ones)
+
+
+_ONE_HAND = (Discard, Draw, ReplacementDraw, FlowerSetAside)  # events that change one seat's tiles
 
 
 def _p(cls: type[Payload], **fields: Any) -> Payload:
@@ -66,31 +70,37 @@ class Player:
         self.kong_rate = kong
 
     def choose_discard(self, counts: list[int]) -> Tile:
-        """The least connected tile, with a little noise: isolated honours first."""
+        """The least connected tile, with a little noise: isolated honours first.
+
+        A suited tile scores 4 per copy, −1 for a terminal, +2 per copy of each neighbour and +1
+        per copy two away; an honour 0 when single, else 6 per copy; plus noise in [0, 1.5).
+        The suits are read through a zero-padded copy so that no bounds checks are needed.
+        """
         rnd = self.rng.random
+        z = _PAD2
+        pad = z + counts[0:9] + z + z + counts[9:18] + z + z + counts[18:27] + z
         best = -1
         best_score = 1e9
-        for t in range(NUM_KINDS):
+        for t, i, terminal in _SUITED:
+            n = pad[i]
+            if n:
+                s = 4 * n - terminal + 2 * (pad[i - 1] + pad[i + 1]) + pad[i - 2] + pad[i + 2]
+                score = s + rnd() * 1.5
+                if score < best_score:
+                    best, best_score = t, score
+        for t in _HONOURS:
             n = counts[t]
-            if not n:
-                continue
-            if t >= 27:
-                s = 0.0 if n == 1 else 6.0 * n
-            else:
-                r = t % 9
-                s = 4.0 * n - (1.0 if r in (0, 8) else 0.0)
-                if r > 0:
-                    s += 2 * counts[t - 1]
-                if r < 8:
-                    s += 2 * counts[t + 1]
-                if r > 1:
-                    s += counts[t - 2]
-                if r < 7:
-                    s += counts[t + 2]
-            s += rnd() * 1.5
-            if s < best_score:
-                best, best_score = t, s
+            if n:
+                score = (0.0 if n == 1 else 6.0 * n) + rnd() * 1.5
+                if score < best_score:
+                    best, best_score = t, score
         return best
+
+
+_PAD2 = [0, 0]
+# (tile, index in the padded suits, 1 for a terminal): each suit is 2 zeros + 9 counts + 2 zeros.
+_SUITED = tuple((t, 13 * (t // 9) + 2 + t % 9, 1 if t % 9 in (0, 8) else 0) for t in range(27))
+_HONOURS = tuple(range(27, NUM_KINDS))
 
 
 class Simulator:
@@ -111,12 +121,15 @@ class Simulator:
         master = random.Random(seed)
         self.table_rng = random.Random(master.getrandbits(64))
         self.clock_rng = random.Random(master.getrandbits(64))
+        self._clock = self.clock_rng.random
+        self._table_id, self._session_id = table_id, session_id
         self.players = [Player(random.Random(master.getrandbits(64))) for _ in range(4)]
         self.names = players
         self.seq = 0
         self.ts = 0.0
         self.alerts: list[Alert] = []
         self._waits: dict[tuple[tuple[int, ...], int], set[Tile]] = {}
+        self._seat_waits: list[set[Tile] | None] = [None] * 4  # per seat until its hand changes
         tiles = [t for t in range(NUM_KINDS) for _ in range(4)]
         if self.profile.flowers:
             tiles += list(range(NUM_KINDS, NUM_KINDS + 8))
@@ -125,20 +138,23 @@ class Simulator:
     # ---- events ------------------------------------------------------------------------------
 
     def _emit(self, payload: Payload) -> Event:
-        self.ts += 0.5 + self.clock_rng.random() * 2.5
-        st = self.table.state
+        self.ts += 0.5 + self._clock() * 2.5
         ev = make_event(
             payload,
             seq=self.seq,
             ts=round(self.ts, 3),
-            table_id=st.table_id,
-            session_id=st.session_id,
+            table_id=self._table_id,
+            session_id=self._session_id,
             source=Source.SIMULATOR,
         )
         self.seq += 1
         step = self.table.apply(ev)
         if step.alerts:
             self.alerts.extend(step.alerts)
+        if isinstance(payload, _ONE_HAND):
+            self._seat_waits[payload.seat] = None  # only this seat's concealed tiles changed
+        elif not isinstance(payload, Call):
+            self._seat_waits = [None] * 4
         return ev
 
     def run(self, hands: int) -> Iterator[Event]:
@@ -170,7 +186,7 @@ class Simulator:
         yield self._emit(_p(WallBuilt, tiles=tuple(tiles)))
         d1 = (rng.randint(1, 6), rng.randint(1, 6))
         yield self._emit(_p(DiceRolled, seat=Wind.E, dice=d1))
-        breaker = Wind(counted_seat(0, d1[0] + d1[1]))
+        breaker = WINDS[counted_seat(0, d1[0] + d1[1])]
         yield self._emit(_p(DiceRolled, seat=breaker, dice=(rng.randint(1, 6), rng.randint(1, 6))))
         yield self._emit(_p(Deal, hands=None))
         hand = self.table.state.hand
@@ -178,20 +194,32 @@ class Simulator:
         if self.profile.flowers:
             for seat in Wind:
                 yield from self._flowers(hand, seat)
+        emit = self._emit
         while hand.phase is not Phase.IDLE:
             before = self.seq
-            if hand.phase is Phase.DISCARD:
-                yield from self._turn(hand)
-            elif hand.phase is Phase.REPLACE:
-                yield from self._replace(hand)
-            elif hand.phase is Phase.WINDOW:
-                yield from self._window(hand)
+            phase = hand.phase
+            if phase is Phase.DISCARD:
+                plan = self._turn(hand)
+            elif phase is Phase.REPLACE:
+                plan = self._replace(hand)
+            else:
+                plan = self._window(hand)
+            if plan is None:
+                yield from self._flowers(hand, hand.turn)
+            else:
+                # A plan is decided before its first event is applied (a call and its exposure);
+                # each event is still yielded right after it was applied.
+                for payload in plan:
+                    yield emit(payload)
             if self.seq == before or self.alerts:
                 raise RuntimeError(f"simulator stuck or refused at seq {self.seq}: {self.alerts}")
 
     # ---- decisions ---------------------------------------------------------------------------
 
     def _waits_of(self, hand: HandState, seat: Wind) -> set[Tile]:
+        cached = self._seat_waits[seat]
+        if cached is not None:
+            return cached
         me = hand.seats[seat]
         key = (tuple(me.counts[:NUM_KINDS]), len(me.melds))
         found = self._waits.get(key)
@@ -199,6 +227,7 @@ class Simulator:
             if len(self._waits) > 50_000:
                 self._waits.clear()
             found = self._waits[key] = shapes.waits(me.counts, len(me.melds))
+        self._seat_waits[seat] = found
         return found
 
     def _flowers(self, hand: HandState, seat: Wind) -> Iterator[Event]:
@@ -215,73 +244,68 @@ class Simulator:
         wall = hand.wall
         return wall.tiles[wall.next_tail_position()]
 
-    def _turn(self, hand: HandState) -> Iterator[Event]:
+    def _turn(self, hand: HandState) -> list[Payload] | None:
+        """The player on turn: win, kong or discard (None: set flowers aside first, MCR)."""
         seat = hand.turn
         me = hand.seats[seat]
         counts = me.counts
         player = self.players[self.table.state.place_of(seat)]
         if self.profile.flowers and hand.after is not TurnStart.CLAIM and any(counts[NUM_KINDS:]):
-            yield from self._flowers(hand, seat)
-            return
+            return None
         if hand.after is not TurnStart.CLAIM:
             if shapes.is_complete(counts, len(me.melds)):
                 result = self.table.check_win(seat, None)
                 if result is not None and result.valid:
-                    yield self._emit(_p(Call, seat=seat, call=CallKind.WIN))
-                    yield self._emit(_p(WinDeclared, seat=seat))
-                    return
+                    return [_p(Call, seat=seat, call=CallKind.WIN), _p(WinDeclared, seat=seat)]
             may_kong = hand.wall.live > 0 and not (
                 hand.seabed_seat is seat and hand.after is TurnStart.DRAW
             )
             if may_kong and player.rng.random() < player.kong_rate:
                 for t in range(NUM_KINDS):
                     if counts[t] == 4:
-                        yield from self._declare_kong(hand, seat, KongKind.CONCEALED, t)
-                        return
+                        return _declare_kong(seat, KongKind.CONCEALED, t)
                 for meld in me.melds:
                     if meld.kind is MeldKind.PUNG and counts[meld.first]:
-                        yield from self._declare_kong(hand, seat, KongKind.ADDED, meld.first)
-                        return
-        tile = player.choose_discard(counts)
-        yield self._emit(_p(Discard, seat=seat, tile=tile))
+                        return _declare_kong(seat, KongKind.ADDED, meld.first)
+        return [_p(Discard, seat=seat, tile=player.choose_discard(counts))]
 
-    def _declare_kong(
-        self, hand: HandState, seat: Wind, kind: KongKind, tile: Tile
-    ) -> Iterator[Event]:
-        yield self._emit(_p(Call, seat=seat, call=CallKind.KONG))
-        yield self._emit(_p(Kong, seat=seat, kind=kind, tile=tile))
-
-    def _replace(self, hand: HandState) -> Iterator[Event]:
+    def _replace(self, hand: HandState) -> list[Payload]:
+        """After a kong: rob an added kong if it wins (WMC-5.6), else the replacement draw."""
         konger = hand.turn
         tile = hand.robbable
         if tile is not None:
             for k in (1, 2, 3):
-                seat = Wind((konger + k) % 4)
+                seat = WINDS[(konger + k) % 4]
                 if tile in self._waits_of(hand, seat):
                     result = self.table.check_win(seat, tile, robbing=True)
                     if result is not None and result.valid:
-                        yield self._emit(_p(Call, seat=seat, call=CallKind.WIN))
-                        yield self._emit(_p(WinDeclared, seat=seat))
-                        return
-        yield self._emit(_p(ReplacementDraw, seat=konger, tile=self._tail_tile(hand)))
+                        return [_p(Call, seat=seat, call=CallKind.WIN), _p(WinDeclared, seat=seat)]
+        return [_p(ReplacementDraw, seat=konger, tile=self._tail_tile(hand))]
 
-    def _window(self, hand: HandState) -> Iterator[Event]:
+    def _window(self, hand: HandState) -> list[Payload]:
+        """A discard lies: the best wished claim (calls first, WMC-5.2), else the next draw."""
         if hand.last_discard is None:  # a flower drawn as the last tile (MCR)
-            yield self._emit(_p(ExhaustiveDraw))
-            return
+            return [_p(ExhaustiveDraw)]
         discarder, tile = hand.last_discard
         wishes: list[tuple[tuple[int, int], Wind, CallKind]] = []
         live = hand.wall.live
+        seat_waits = self._seat_waits
+        riverbed = hand.riverbed
         for k in (1, 2, 3):
-            seat = Wind((discarder + k) % 4)
-            if tile in self._waits_of(hand, seat):
+            seat = WINDS[(discarder + k) % 4]
+            waits = seat_waits[seat]
+            if waits is None:
+                waits = self._waits_of(hand, seat)
+            if tile in waits:
                 result = self.table.check_win(seat, tile)
                 if result is not None and result.valid:
                     wishes.append((claims.rank(CallKind.WIN, seat, discarder), seat, CallKind.WIN))
                     continue
-            if hand.riverbed:
+            if riverbed:
                 continue
             counts = hand.seats[seat].counts
+            if counts[tile] < 2 and k != 1:
+                continue  # no pung, kong or chow to consider (no random draw either)
             rng = self.players[self.table.state.place_of(seat)]
             if counts[tile] >= 2:
                 if counts[tile] == 3 and live > 0 and rng.rng.random() < rng.kong_rate:
@@ -294,26 +318,27 @@ class Simulator:
                 wishes.append(((2, 0), seat, CallKind.CHOW))
         if not wishes:
             if live == 0:
-                yield self._emit(_p(ExhaustiveDraw))
-            else:
-                nxt = hand.turn
-                wall = hand.wall
-                drawn = wall.tiles[wall.next_live_position()]
-                yield self._emit(_p(Draw, seat=nxt, tile=drawn, merged=True))
-            return
-        for _rank, seat, call in wishes:
-            yield self._emit(_p(Call, seat=seat, call=call))
+                return [_p(ExhaustiveDraw)]
+            wall = hand.wall
+            drawn = wall.tiles[wall.next_live_position()]
+            return [_p(Draw, seat=hand.turn, tile=drawn, merged=True)]
+        plan = [_p(Call, seat=seat, call=call) for _rank, seat, call in wishes]
         _rank, seat, call = min(wishes, key=lambda w: w[0])
         if call is CallKind.WIN:
-            yield self._emit(_p(WinDeclared, seat=seat))
+            plan.append(_p(WinDeclared, seat=seat))
         elif call is CallKind.KONG:
-            yield self._emit(_p(Kong, seat=seat, kind=KongKind.EXPOSED, tile=tile))
+            plan.append(_p(Kong, seat=seat, kind=KongKind.EXPOSED, tile=tile))
         elif call is CallKind.PUNG:
-            yield self._emit(_p(Pung, seat=seat))
+            plan.append(_p(Pung, seat=seat))
         else:
             options = claims.chow_options(hand.seats[seat].counts, tile)
             pick = self.players[self.table.state.place_of(seat)].rng.choice(options)
-            yield self._emit(_p(Chow, seat=seat, tiles=pick))
+            plan.append(_p(Chow, seat=seat, tiles=pick))
+        return plan
+
+
+def _declare_kong(seat: Wind, kind: KongKind, tile: Tile) -> list[Payload]:
+    return [_p(Call, seat=seat, call=CallKind.KONG), _p(Kong, seat=seat, kind=kind, tile=tile)]
 
 
 def simulate(profile_name: str = "wmc", hands: int = 8, seed: int = 0, **kw: Any) -> list[Event]:

@@ -221,6 +221,7 @@ class TableState:
         "hand",
         "hands_played",
         "last_seq",
+        "out_seq",
         "players",
         "profile",
         "results",
@@ -244,6 +245,7 @@ class TableState:
         self.results: list[HandResult] = []
         self.alerts: list[Alert] = []
         self.last_seq = -1
+        self.out_seq = 0  # the next engine output's seq (Step.outputs, EVENTS.md)
 
     def place_of(self, seat: Wind) -> int:
         """Venue place of a seat wind in the current hand (WMC-2.4)."""
@@ -275,4 +277,5 @@ class TableState:
             "results": [r.to_dict() for r in self.results],
             "alerts": [a.to_json() for a in self.alerts],
             "last_seq": self.last_seq,
+            "out_seq": self.out_seq,
         }

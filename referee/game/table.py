@@ -21,11 +21,13 @@ from referee.events import (
     DiceRolled,
     Discard,
     Draw,
+    EngineEvent,
     Event,
     FlowerSetAside,
     HandRevealed,
     Kong,
     KongKind,
+    MachineEvent,
     Payload,
     Pung,
     ReplacementDraw,
@@ -36,6 +38,7 @@ from referee.events import (
 )
 from referee.game import claims, shapes
 from referee.game.alerts import Alert, Severity
+from referee.game.claims import NEXT, WINDS
 from referee.game.profile import Profile, profile
 from referee.game.state import HandResult, HandState, Phase, TableState, TurnStart
 from referee.game.wall import UNKNOWN, Wall, counted_seat
@@ -59,13 +62,42 @@ class Derived:
 
 @dataclass(slots=True)
 class Step:
+    """What one input event did: the state, what the engine derived, the alerts.
+
+    :meth:`outputs` gives the derived events and alerts as :class:`EngineEvent` envelopes,
+    numbered in the session's engine output stream from ``first_out`` (EVENTS.md).
+    """
+
     state: TableState
     derived: list[Derived] = field(default_factory=list)
     alerts: list[Alert] = field(default_factory=list)
+    cause: Event | None = None
+    first_out: int = 0
 
     @property
     def accepted(self) -> bool:
         return not any(a.rejected for a in self.alerts)
+
+    def outputs(self) -> list[EngineEvent]:
+        """Derived events, then alerts, in the envelope (source ``engine``, citing the cause)."""
+        cause = self.cause
+        if cause is None:
+            return []
+        items: list[tuple[str, dict[str, Any]]] = [(d.type, d.payload) for d in self.derived]
+        items += [("alert", a.to_json()) for a in self.alerts]
+        return [
+            EngineEvent(
+                table_id=cause.table_id,
+                session_id=cause.session_id,
+                seq=self.first_out + i,
+                ts=cause.ts,
+                type=type_,
+                payload=payload,
+                cause=cause.seq,
+                evidence=cause.evidence,
+            )
+            for i, (type_, payload) in enumerate(items)
+        ]
 
 
 class Rejected(Exception):
@@ -111,7 +143,7 @@ class Table:
             "hand_revealed": self._revealed,
             "exhaustive_draw": self._exhaustive,
             "observation": _ignore,
-            "machine": _ignore,
+            "machine": self._machine,
             "referee_decision": _ignore,
         }
 
@@ -125,9 +157,11 @@ class Table:
         self._alerts = alerts
         seq = event.seq
         self._seq = seq
+        first_out = st.out_seq
         if seq <= st.last_seq:
+            # Not a log event (the log holds each seq once): answered, but kept out of the state
+            # and of the output stream, which stay a pure function of the log.
             self._alert("SYS-seq", f"duplicate seq {seq} (last applied {st.last_seq}); ignored")
-            st.alerts.extend(alerts)
             return Step(st, derived, alerts)
         if seq != st.last_seq + 1:
             self._alert(
@@ -147,7 +181,8 @@ class Table:
                 self._alert(exc.rule, str(exc), exc.seat)
         if alerts:
             st.alerts.extend(alerts)
-        return Step(st, derived, alerts)
+        st.out_seq = first_out + len(derived) + len(alerts)
+        return Step(st, derived, alerts, event, first_out)
 
     def apply_all(self, events: Sequence[Event]) -> list[Alert]:
         out: list[Alert] = []
@@ -462,7 +497,7 @@ class Table:
             hand.phase = Phase.WINDOW
             hand.riverbed = True
             hand.last_discard = None
-            hand.turn = Wind((p.seat + 1) % 4)
+            hand.turn = NEXT[p.seat]
             self._derive("no_replacement", seat=p.seat.name, rule="WMC-6.3")
             return
         hand.resume = (hand.turn, hand.after)
@@ -496,7 +531,7 @@ class Table:
         hand.pre_play = False
         hand.drawn = None
         hand.phase = Phase.WINDOW
-        hand.turn = Wind((seat + 1) % 4)
+        hand.turn = NEXT[seat]
 
     # ---- claims (WMC-5.x, 4.4) ---------------------------------------------------------------
 
@@ -903,7 +938,7 @@ class Table:
             follow_suit=st.follow_suit,
         )
         hand.seats[seat].counts[winning.win_tile] += 1 if win_by is WinBy.DISCARD else 0
-        by_seat = tuple(st.player_at(Wind(i)) for i in range(4))
+        by_seat = tuple(st.player_at(w) for w in WINDS)
         res = HandResult(
             hand=hand.number,
             dealer=st.player_at(Wind.E),
@@ -935,7 +970,8 @@ class Table:
                 "riverbed discard",
             )
         st = self.state
-        self._end_hand(hand, HandResult(hand=hand.number, dealer=st.player_at(Wind.E)))
+        e, s, w, n = (st.player_at(seat) for seat in WINDS)
+        self._end_hand(hand, HandResult(hand=hand.number, dealer=e, players=(e, s, w, n)))
 
     def _end_hand(self, hand: HandState, result: HandResult) -> None:
         st = self.state
@@ -955,6 +991,15 @@ class Table:
         if st.hands_played % 8 == 0:
             self._derive("half_ended", half=st.hands_played // 8, rule="WMC-8.1")
 
+    def _machine(self, p: MachineEvent) -> None:
+        """A message from the automatic table: no effect on the game (the game events it implies
+        are logged after it); an alert it carries is raised, and the event stands."""
+        alert = p.alert
+        if alert is not None:
+            self._alert(
+                alert.rule, alert.message, severity=Severity(alert.severity), rejected=False
+            )
+
     def _revealed(self, p: HandRevealed) -> None:
         hand = self.state.hand
         if hand is None:
@@ -973,4 +1018,4 @@ class Table:
 
 
 def _ignore(_p: Payload) -> None:
-    """Observations, machine messages and referee decisions do not change the game state."""
+    """Observations and referee decisions do not change the game state."""

@@ -38,8 +38,10 @@ def flat_scorer(value: int) -> Callable[[WinningHand, str], ScoreResult]:
     return score
 
 
-def started(value: int = 40, **hands: str) -> Script:
-    script = Script(scorer=flat_scorer(value))
+def started(value: int | None = None, **hands: str) -> Script:
+    """The HANDS dealt (with overrides); the real WMC scorer unless a pinned ``value`` is given
+    (only for tests about payments of that value)."""
+    script = Script(scorer=flat_scorer(value) if value is not None else None)
     step = script.start(**{**HANDS, **hands})
     assert step.accepted, step.alerts
     return script
@@ -183,7 +185,7 @@ def test_wmc_5_6_robbing_the_kong_is_a_win_on_a_discard_paid_by_the_konger() -> 
 
 
 def test_wmc_5_6_a_false_robbing_win_is_refused_and_the_kong_stands() -> None:
-    s = started(40, **ROB)
+    s = started(**ROB)
     _to_added_kong(s)
     assert rules(s.do("S win")) == ["WMC-7.1"]
     ok(s, "N replacement 8m", "N discard 8m")
