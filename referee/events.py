@@ -172,9 +172,16 @@ class FlowerSetAside(Payload):
 
 
 class Discard(Payload):
+    """A discard. ``penalty``: the tile came from the seat's penalty tiles (WMC-9.2).
+    ``area``/``index``: where it landed, when the camera saw it — the river area (by seat) and
+    the 0-based place in it (rows of 6, WMC-4.6); checked against the seat's own next place."""
+
     TYPE: ClassVar[str] = "discard"
     seat: SeatField
     tile: TileField
+    penalty: bool = False
+    area: SeatField | None = None
+    index: Annotated[int, Field(ge=0)] | None = None
 
 
 class CallKind(StrEnum):
@@ -241,6 +248,167 @@ class ExhaustiveDraw(Payload):
     """No win on the riverbed tile: the hand is drawn (WMC-6.3)."""
 
     TYPE: ClassVar[str] = "exhaustive_draw"
+
+
+class TilesExposed(Payload):
+    """Tiles of a concealed hand shown illegally (knocked over, dropped, shown early): they
+    become live penalty tiles (WMC-9.1). Also how a referee applies WMC-11.3 / 11.7 (the
+    revealed tiles of an empty claim or win) and WMC-9.6 (tiles exposed in the deal)."""
+
+    TYPE: ClassVar[str] = "tiles_exposed"
+    seat: SeatField
+    tiles: TilesField
+
+
+class PenaltyTilesReturned(Payload):
+    """A referee puts penalty tiles back into the concealed hand (a dismissed proposal)."""
+
+    TYPE: ClassVar[str] = "penalty_tiles_returned"
+    seat: SeatField
+    tiles: TilesField
+
+
+class WallFlipped(Payload):
+    """A wall tile turned face up (WMC-4.9). ``next``: the next tile to draw (on one's own turn
+    it must be taken as a live penalty tile); otherwise another wall tile (a warning)."""
+
+    TYPE: ClassVar[str] = "wall_flipped"
+    seat: SeatField
+    tile: TileField | None = None
+    next: bool = True
+
+
+class DeadHand(Payload):
+    """A referee rules a dead hand (WMC-10.2): ``long`` bars wins, claims and kongs; short, wins."""
+
+    TYPE: ClassVar[str] = "dead_hand"
+    seat: SeatField
+    long: bool
+    reason: str = ""
+
+
+# ---- referee controls and player requests (clocks: WMC-13.1–13.4) ---------------------------
+
+
+class TimedSeats(Payload):
+    """The referee decides whom to time (WMC-13.3); default: all four."""
+
+    TYPE: ClassVar[str] = "timed_seats"
+    seats: tuple[SeatField, ...]
+
+
+class TablePaused(Payload):
+    """The referee stops the table clock (e.g. to rule on a claim)."""
+
+    TYPE: ClassVar[str] = "table_paused"
+
+
+class TableResumed(Payload):
+    TYPE: ClassVar[str] = "table_resumed"
+
+
+class ClockExtended(Payload):
+    """Extra seconds for a seat: its running turn if on turn, else its hand bank."""
+
+    TYPE: ClassVar[str] = "clock_extended"
+    seat: SeatField
+    seconds: Annotated[float, Field(gt=0)]
+
+
+class ClockCleared(Payload):
+    """The seat's running turn restarts now (after a referee's intervention)."""
+
+    TYPE: ClassVar[str] = "clock_cleared"
+    seat: SeatField
+
+
+class PlayerPaused(Payload):
+    """A player leaves the table with a referee's approval (WMC-13.4); the table clock stops."""
+
+    TYPE: ClassVar[str] = "player_paused"
+    seat: SeatField
+
+
+class PlayerBack(Payload):
+    TYPE: ClassVar[str] = "player_back"
+    seat: SeatField
+
+
+class PlayerLate(Payload):
+    """A player arrived ``seconds`` late (WMC-13.4: counts as pause time)."""
+
+    TYPE: ClassVar[str] = "player_late"
+    seat: SeatField
+    seconds: Annotated[float, Field(ge=0)]
+
+
+class WaitRequested(Payload):
+    """WMC-13.2: in the first 15 s, West or North asks South to wait (after East's discard), or
+    North asks West (after South's); ``seat`` is who asks."""
+
+    TYPE: ClassVar[str] = "wait_requested"
+    seat: SeatField
+
+
+class WaitReleased(Payload):
+    TYPE: ClassVar[str] = "wait_released"
+
+
+# ---- penalties and the score card (WMC-0.3, 8.1, 13.5) --------------------------------------
+
+PenaltyKindName = Literal[
+    "warning",
+    "correction",
+    "penalty_tiles",
+    "points",
+    "no_claims",
+    "no_win",
+    "forfeit",
+    "disqualification",
+]
+
+
+class PenaltyProposed(Payload):
+    """A penalty a referee proposes himself (the system's proposals are derived, not logged);
+    its id is ``ref@<seq>``."""
+
+    TYPE: ClassVar[str] = "penalty_proposed"
+    referee: str
+    seat: SeatField
+    rule: str
+    kind: PenaltyKindName
+    points: Annotated[int, Field(ge=0)] = 0
+    reason: str = ""
+
+
+class PenaltyDecision(Payload):
+    """A referee's decision on a proposal id: confirm, change (new ``points``), dismiss, or
+    revoke a confirmed one — always a new event (WMC-0.3)."""
+
+    TYPE: ClassVar[str] = "penalty_decision"
+    proposal: str
+    verdict: Literal["confirm", "change", "dismiss", "revoke"]
+    referee: str
+    reason: str = ""
+    points: Annotated[int, Field(ge=0)] | None = None
+
+
+class CardSigned(Payload):
+    """A player signs the score card at the end of the half (WMC-8.1)."""
+
+    TYPE: ClassVar[str] = "card_signed"
+    player: str
+
+
+class ScoreCorrected(Payload):
+    """A correction to a recorded hand, confirmed by a referee (WMC-8.1); ``hand`` is 0-based."""
+
+    TYPE: ClassVar[str] = "score_corrected"
+    hand: Annotated[int, Field(ge=0)]
+    player: str
+    points: int
+    reason: str
+    referee: str
 
 
 # ---- observations and decisions (logged; the engine keeps them out of the game state) -----
@@ -318,8 +486,46 @@ PAYLOADS: dict[str, type[Payload]] = {
         Observation,
         MachineEvent,
         RefereeDecision,
+        TilesExposed,
+        PenaltyTilesReturned,
+        WallFlipped,
+        DeadHand,
+        TimedSeats,
+        TablePaused,
+        TableResumed,
+        ClockExtended,
+        ClockCleared,
+        PlayerPaused,
+        PlayerBack,
+        PlayerLate,
+        WaitRequested,
+        WaitReleased,
+        PenaltyProposed,
+        PenaltyDecision,
+        CardSigned,
+        ScoreCorrected,
     )
 }
+REFEREE_TYPES = frozenset(
+    cls.TYPE
+    for cls in (
+        TimedSeats,
+        TablePaused,
+        TableResumed,
+        ClockExtended,
+        ClockCleared,
+        PlayerPaused,
+        PlayerBack,
+        PlayerLate,
+        WaitRequested,
+        WaitReleased,
+        PenaltyProposed,
+        PenaltyDecision,
+        CardSigned,
+        ScoreCorrected,
+    )
+)
+"""Types the game engine logs but ignores: the duties layer (clocks, penalties, card) acts."""
 
 
 class Event(BaseModel):
@@ -368,6 +574,8 @@ ENGINE_TYPES = frozenset(
         "round_ended",
         "half_ended",
         "alert",
+        "proposal",
+        "clock",
     }
 )
 """Types of the engine's output events: what it derived, and ``alert`` (EVENTS.md)."""
@@ -448,7 +656,10 @@ def construct(cls: type[_M], **fields: Any) -> _M:
     per-call overhead (the simulator builds two models per event)."""
     defaults, size = _SHAPES.get(cls) or _shape(cls)
     obj = cls.__new__(cls)
-    _setattr(obj, "__dict__", {**defaults, **fields} if len(fields) < size else fields)
+    if len(fields) < size:  # the given fields first (in declaration order), then defaults
+        for name, value in defaults.items():
+            fields.setdefault(name, value)
+    _setattr(obj, "__dict__", fields)
     _setattr(obj, "__pydantic_fields_set__", _fields_set(cls, tuple(fields)))
     _setattr(obj, "__pydantic_extra__", None)
     _setattr(obj, "__pydantic_private__", None)
@@ -506,7 +717,8 @@ def parse_line(text: str, line: int = 0) -> Event:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise LogLineError(line, f"not JSON: {exc.msg} at column {exc.colno}") from None
+        msg = exc.msg.removesuffix(" at")
+        raise LogLineError(line, f"not JSON: {msg} at column {exc.colno}") from None
     try:
         return Event.model_validate(data)
     except ValidationError as exc:

@@ -9,7 +9,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from referee.duties import RefereeTable
 from referee.events import EngineEvent, LogLineError, parse_line
+from referee.game.inject import IrregularSimulator
 from referee.game.render import render
 from referee.game.sim import Simulator
 from referee.game.table import Table
@@ -23,7 +25,23 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--table", default="T1")
     sim.add_argument("--session", default="S1")
     sim.add_argument("--out", type=Path, help="write the JSONL log here (default: stdout)")
+    sim.add_argument(
+        "--irregularities",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="inject irregularities at this rate per decision point, the ground truth as "
+        "'injected:RULE:SEAT:KIND' in the event's evidence (WMC profile)",
+    )
     sim.set_defaults(handler=run_simulate)
+
+    sheet = subparsers.add_parser(
+        "sheet", help="replay a log with the referee's duties and export its score cards (8.1)"
+    )
+    sheet.add_argument("log", type=Path)
+    sheet.add_argument("--json", action="store_true", help="print the cards and penalties as JSON")
+    sheet.add_argument("--html", type=Path, help="write the printable cards to this HTML file")
+    sheet.set_defaults(handler=run_sheet)
 
     rep = subparsers.add_parser("replay", help="replay an event log (JSONL) to its final state")
     rep.add_argument("log", type=Path)
@@ -41,7 +59,15 @@ def run_simulate(args: argparse.Namespace) -> int:
     if args.hands < 0:
         print("--hands must be ≥ 0", file=sys.stderr)
         return 2
-    sim = Simulator(args.profile, args.seed, table_id=args.table, session_id=args.session)
+    if not 0.0 <= args.irregularities <= 1.0:
+        print("--irregularities must be between 0 and 1", file=sys.stderr)
+        return 2
+    sim: Simulator
+    if args.irregularities:
+        sim = IrregularSimulator(args.profile, args.seed, rate=args.irregularities)
+        sim.retarget(args.table, args.session)
+    else:
+        sim = Simulator(args.profile, args.seed, table_id=args.table, session_id=args.session)
     out: TextIO = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
     try:
         for ev in sim.run(args.hands):
@@ -62,6 +88,7 @@ def replay_lines(
     """Replay JSONL text; malformed lines are collected (with line numbers) and skipped.
     The engine's outputs (EVENTS.md) are appended to ``outputs`` when it is given."""
     table: Table | None = None
+    duty: RefereeTable | None = None  # the engine plus clocks and penalty proposals
     errors: list[LogLineError] = []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -71,9 +98,10 @@ def replay_lines(
         except LogLineError as exc:
             errors.append(exc)
             continue
-        if table is None:
-            table = Table(ev.table_id, ev.session_id)
-        step = table.apply(ev)
+        if duty is None:
+            duty = RefereeTable(ev.table_id, ev.session_id)
+            table = duty.table
+        step = duty.apply(ev)
         if outputs is not None:
             outputs.extend(step.outputs())
     return table, errors
@@ -146,3 +174,51 @@ def _print_text(data: dict[str, Any]) -> None:
     print(f"alerts: {len(data['alerts'])}")
     for a in data["alerts"]:
         print(f"  [{a['rule']}] {a['severity']} {a['seat'] or ''} @{a['seq']}: {a['message']}")
+
+
+def run_sheet(args: argparse.Namespace) -> int:
+    duty: RefereeTable | None = None
+    errors: list[LogLineError] = []
+    try:
+        with args.log.open(encoding="utf-8") as fh:
+            for number, text in enumerate(fh, start=1):
+                if not text.strip():
+                    continue
+                try:
+                    ev = parse_line(text, number)
+                except LogLineError as exc:
+                    errors.append(exc)
+                    continue
+                if duty is None:
+                    duty = RefereeTable(ev.table_id, ev.session_id)
+                duty.apply(ev)
+    except OSError as exc:
+        print(f"cannot read {args.log}: {exc}", file=sys.stderr)
+        return 2
+    for err in errors:
+        print(f"{args.log}:{err}", file=sys.stderr)
+    if duty is None:
+        print("no valid events in the log", file=sys.stderr)
+        return 1
+    cards = duty.cards()
+    if args.html:
+        args.html.write_text("\n".join(c.to_html() for c in cards), encoding="utf-8")
+        print(f"wrote {len(cards)} card(s) to {args.html}", file=sys.stderr)
+    totals = duty.totals()
+    data: dict[str, Any] = {
+        "cards": [c.to_json() for c in cards],
+        "penalties": [e.to_json() for e in duty.ledger.entries.values()],
+        "totals": totals,
+    }
+    if args.json:
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
+        print()
+    elif not args.html:
+        for card in cards:
+            print(f"card {card.half}: " + "  ".join(f"{p} {v:+d}" for p, v in card.totals.items()))
+            print(f"  signed by {', '.join(card.signatures) or 'nobody yet'}")
+        for e in duty.ledger.entries.values():
+            p = e.proposal
+            print(f"  [{p.rule}] {p.id} {p.kind} {e.points} — {e.status}")
+        print("totals: " + "  ".join(f"{p} {v:+d}" for p, v in totals.items()))
+    return 1 if errors else 0

@@ -18,7 +18,12 @@ class Severity(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Alert:
-    """One finding. ``seq`` is the event that caused it; ``rejected`` if that event was refused."""
+    """One finding. ``seq`` is the event that caused it; ``rejected`` if that event was refused.
+
+    ``evidence``: seqs of earlier events behind it (the call of an empty claim, the exposure of
+    a penalty tile). ``penalty``/``points``: the penalty the rules fix for it (a
+    :class:`referee.penalties.PenaltyKind` value), which the duties layer proposes to a referee.
+    """
 
     rule: str
     severity: Severity
@@ -26,9 +31,12 @@ class Alert:
     seq: int
     seat: Wind | None = None
     rejected: bool = True
+    evidence: tuple[int, ...] = ()
+    penalty: str = ""
+    points: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "rule": self.rule,
             "severity": str(self.severity),
             "message": self.message,
@@ -36,6 +44,12 @@ class Alert:
             "seat": self.seat.name if self.seat is not None else None,
             "rejected": self.rejected,
         }
+        if self.evidence:
+            out["evidence"] = list(self.evidence)
+        if self.penalty:
+            out["penalty"] = self.penalty
+            out["points"] = self.points
+        return out
 
     def __str__(self) -> str:
         who = f" {self.seat.name}" if self.seat is not None else ""

@@ -130,6 +130,8 @@ class Simulator:
         self.alerts: list[Alert] = []
         self._waits: dict[tuple[tuple[int, ...], int], set[Tile]] = {}
         self._seat_waits: list[set[Tile] | None] = [None] * 4  # per seat until its hand changes
+        self.strict = True  # a clean game: any alert is a bug (the injector turns this off)
+        self._barred: set[Wind] = set()  # seats that may not claim, kong or win (dead, penalty)
         tiles = [t for t in range(NUM_KINDS) for _ in range(4)]
         if self.profile.flowers:
             tiles += list(range(NUM_KINDS, NUM_KINDS + 8))
@@ -211,7 +213,7 @@ class Simulator:
                 # each event is still yielded right after it was applied.
                 for payload in plan:
                     yield emit(payload)
-            if self.seq == before or self.alerts:
+            if self.seq == before or (self.alerts and self.strict):
                 raise RuntimeError(f"simulator stuck or refused at seq {self.seq}: {self.alerts}")
 
     # ---- decisions ---------------------------------------------------------------------------
@@ -276,7 +278,7 @@ class Simulator:
         if tile is not None:
             for k in (1, 2, 3):
                 seat = WINDS[(konger + k) % 4]
-                if tile in self._waits_of(hand, seat):
+                if seat not in self._barred and tile in self._waits_of(hand, seat):
                     result = self.table.check_win(seat, tile, robbing=True)
                     if result is not None and result.valid:
                         return [_p(Call, seat=seat, call=CallKind.WIN), _p(WinDeclared, seat=seat)]
@@ -291,8 +293,11 @@ class Simulator:
         live = hand.wall.live
         seat_waits = self._seat_waits
         riverbed = hand.riverbed
+        barred = self._barred
         for k in (1, 2, 3):
             seat = WINDS[(discarder + k) % 4]
+            if barred and seat in barred:
+                continue
             waits = seat_waits[seat]
             if waits is None:
                 waits = self._waits_of(hand, seat)

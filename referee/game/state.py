@@ -43,13 +43,20 @@ class TurnStart(IntEnum):
 class SeatState:
     """One player's tiles in the current hand; ``counts`` are the concealed tiles by kind."""
 
-    __slots__ = ("counts", "flowers", "melds", "river")
+    __slots__ = ("counts", "dead", "flowers", "melds", "penalty_dead", "penalty_live", "river")
 
     def __init__(self) -> None:
         self.counts: list[int] = [0] * COUNTS
         self.melds: list[Meld] = []
         self.flowers: list[Tile] = []
         self.river: list[Tile] = []
+        self.penalty_live: list[Tile] = []  # WMC-9.1: face up, still discardable (9.2)
+        self.penalty_dead: list[Tile] = []  # WMC-9.2: never to be discarded
+        self.dead = ""  # WMC-10.2: "long" (no win, claim, kong) or "short" (no win)
+
+    @property
+    def penalty(self) -> list[Tile]:
+        return self.penalty_live + self.penalty_dead
 
     @property
     def concealed(self) -> list[Tile]:
@@ -58,10 +65,15 @@ class SeatState:
     @property
     def size(self) -> int:
         """WMC-10.1 count: concealed tiles + 3 per meld (a kong counts as 3), flowers aside."""
-        return sum(self.counts[:NUM_KINDS]) + 3 * len(self.melds)
+        return (
+            sum(self.counts[:NUM_KINDS])
+            + 3 * len(self.melds)
+            + len(self.penalty_live)
+            + len(self.penalty_dead)
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "concealed": format_tiles(self.concealed),
             "melds": [
                 {
@@ -75,6 +87,12 @@ class SeatState:
             "flowers": format_tiles(self.flowers),
             "river": format_tiles(self.river),
         }
+        if self.penalty_live or self.penalty_dead:
+            out["penalty_live"] = format_tiles(self.penalty_live)
+            out["penalty_dead"] = format_tiles(self.penalty_dead)
+        if self.dead:
+            out["dead"] = self.dead
+        return out
 
 
 @dataclass(slots=True)
@@ -129,14 +147,17 @@ class HandState:
     __slots__ = (
         "after",
         "after_kong",
+        "call_seq",
         "calls",
         "claims_made",
         "dealer_place",
         "dice",
         "discards",
         "drawn",
+        "early_replacement",
         "last_discard",
         "number",
+        "own_call",
         "phase",
         "pre_play",
         "replacing",
@@ -161,6 +182,9 @@ class HandState:
         self.dice: list[tuple[int, int]] = []
         self.last_discard: tuple[Wind, Tile] | None = None
         self.calls: dict[Wind, CallKind] = {}
+        self.call_seq: dict[Wind, int] = {}  # seq of each seat's latest call (evidence)
+        self.own_call: tuple[Wind, CallKind, int] | None = None  # kong/win said on own turn
+        self.early_replacement = False  # replacement drawn before the kong was shown (5.5)
         self.unmerged: Tile | None = None  # the next player's draw not yet merged (WMC-4.4)
         self.discards: list[tuple[Wind, Tile]] = []  # the hand's discard history (WMC-12.4)
         self.claims_made = 0
@@ -178,6 +202,7 @@ class HandState:
         total = self.wall.remaining
         for s in self.seats:
             total += sum(s.counts) + len(s.flowers) + len(s.river)
+            total += len(s.penalty_live) + len(s.penalty_dead)
             total += sum(len(m.tiles) for m in s.melds)
         return total
 

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.events import (
+    REFEREE_TYPES,
     Call,
     CallKind,
     Chow,
+    DeadHand,
     Deal,
     DiceRolled,
     Discard,
@@ -29,18 +31,21 @@ from referee.events import (
     KongKind,
     MachineEvent,
     Payload,
+    PenaltyTilesReturned,
     Pung,
     ReplacementDraw,
     SeatDraw,
     SessionStarted,
+    TilesExposed,
     WallBuilt,
+    WallFlipped,
     WinDeclared,
 )
 from referee.game import claims, shapes
 from referee.game.alerts import Alert, Severity
 from referee.game.claims import NEXT, WINDS
 from referee.game.profile import Profile, profile
-from referee.game.state import HandResult, HandState, Phase, TableState, TurnStart
+from referee.game.state import HandResult, HandState, Phase, SeatState, TableState, TurnStart
 from referee.game.wall import UNKNOWN, Wall, counted_seat
 from referee.hands import Flag, HandError, Meld, MeldKind, Relative, WinBy, Wind, WinningHand
 from referee.scoring import score
@@ -145,7 +150,13 @@ class Table:
             "observation": _ignore,
             "machine": self._machine,
             "referee_decision": _ignore,
+            "tiles_exposed": self._tiles_exposed,
+            "penalty_tiles_returned": self._penalty_returned,
+            "wall_flipped": self._wall_flipped,
+            "dead_hand": self._dead_hand,
         }
+        for type_ in REFEREE_TYPES:
+            self._handlers[type_] = _ignore
 
     # ---- entry point -------------------------------------------------------------------------
 
@@ -200,8 +211,37 @@ class Table:
         *,
         severity: Severity = Severity.VIOLATION,
         rejected: bool = True,
+        evidence: tuple[int, ...] = (),
+        penalty: str = "",
+        points: int = 0,
     ) -> None:
-        self._alerts.append(Alert(rule, severity, message, self._seq, seat, rejected))
+        self._alerts.append(
+            Alert(rule, severity, message, self._seq, seat, rejected, evidence, penalty, points)
+        )
+
+    def _finding(
+        self,
+        rule: str,
+        message: str,
+        seat: Wind | None,
+        *,
+        severity: Severity = Severity.VIOLATION,
+        penalty: str = "",
+        points: int = 0,
+        evidence: tuple[int, ...] = (),
+    ) -> None:
+        """An irregularity that happened at the table: it stands in the record (the record
+        follows reality), and the alert — with the penalty the rules fix — goes to a referee."""
+        self._alert(
+            rule,
+            message,
+            seat,
+            severity=severity,
+            rejected=False,
+            evidence=evidence,
+            penalty=penalty,
+            points=points,
+        )
 
     def _derive(self, type_: str, **payload: Any) -> None:
         self._derived.append(Derived(type_, payload, self._seq))
@@ -417,25 +457,13 @@ class Table:
         if hand.phase is not Phase.WINDOW or seat is not hand.turn:
             if hand.phase is Phase.REPLACE and seat is hand.turn:
                 raise Rejected("WMC-5.5", "after a kong the replacement comes from the kong end")
-            raise Rejected(
-                "WMC-4.2",
-                f"{seat.name} drew out of turn (the wall is {hand.turn.name}'s to draw from, "
-                f"and only after the left player's discard)"
-                if hand.phase is not Phase.DISCARD or seat is not hand.turn
-                else f"{seat.name} drew a second tile (long hand)",
-                seat,
-            )
+            self._draw_out_of_turn(hand, p)
+            return
         wall = hand.wall
         if wall.live <= 0:
             raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
         if hand.calls and p.merged:
-            callers = ", ".join(f"{s.name} ({c})" for s, c in sorted(hand.calls.items()))
-            self._alert(
-                "WMC-11.3",
-                f"claim called but not made before the next draw: {callers}",
-                severity=Severity.WARNING,
-                rejected=False,
-            )
+            self._lapse_calls(hand)
         tile = self._take_tile(wall, wall.head, p.tile, seat)
         wall.head += 1
         hand.seats[seat].counts[tile] += 1
@@ -453,8 +481,89 @@ class Table:
             hand.seabed_seat = seat
             self._derive("seabed_drawn", seat=seat.name)
 
+    def _draw_out_of_turn(self, hand: HandState, p: Draw) -> None:
+        """WMC-4.2: a draw before the left player's discard, or a second draw. The tile is in
+        the drawer's hand now, so the record keeps it: a wrong count, a dead hand (10.1)."""
+        seat = p.seat
+        if hand.phase not in (Phase.WINDOW, Phase.DISCARD):
+            raise Rejected("WMC-4.2", f"{seat.name} drew while a kong is being replaced", seat)
+        wall = hand.wall
+        if wall.live <= 0:
+            raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
+        tile = self._take_tile(wall, wall.head, p.tile, seat)
+        wall.head += 1
+        hand.seats[seat].counts[tile] += 1
+        if hand.calls.pop(seat, None) is not None:
+            pass  # WMC-4.2: touching the wall waives his claim on the last discard
+        second = hand.phase is Phase.DISCARD and seat is hand.turn
+        self._finding(
+            "WMC-4.2",
+            f"{seat.name} drew a second tile"
+            if second
+            else f"{seat.name} drew out of turn (the wall was {hand.turn.name}'s to draw from)",
+            seat,
+        )
+        self._check_count(hand, seat)
+
+    def _lapse_calls(self, hand: HandState) -> None:
+        """Calls not made good before the next draw: an empty claim (WMC-11.3) or an empty win
+        (WMC-11.7); the referee picks the tiles to reveal as penalty tiles."""
+        for caller, call in sorted(hand.calls.items()):
+            said = (hand.call_seq[caller],) if caller in hand.call_seq else ()
+            if call is CallKind.WIN:
+                self._finding(
+                    "WMC-11.7",
+                    f"{caller.name} called a win and did not show the hand (empty win): "
+                    "three tiles revealed as penalty tiles (all if three or fewer)",
+                    caller,
+                    penalty="penalty_tiles",
+                    evidence=said,
+                )
+            else:
+                self._finding(
+                    "WMC-11.3",
+                    f"{caller.name} called {call} and did not make it (empty claim): two tiles "
+                    "revealed as penalty tiles (the referee may pick)",
+                    caller,
+                    penalty="penalty_tiles",
+                    evidence=said,
+                )
+        hand.calls = {}
+
+    def _check_count(self, hand: HandState, seat: Wind) -> None:
+        """WMC-10.1: 13 tiles off turn, 14 before one's discard (a kong counts 3); a wrong count
+        is a dead hand for the rest of the hand (10.2)."""
+        me = hand.seats[seat]
+        if me.dead:
+            return
+        want = 14 if hand.phase is Phase.DISCARD and seat is hand.turn else 13
+        size = me.size
+        if size == want:
+            return
+        me.dead = "long" if size > want else "short"
+        self._finding(
+            "WMC-10.1",
+            f"{seat.name} holds {size} tiles where {want} are due: a {me.dead} hand "
+            + (
+                "(no win, claim or kong this hand, WMC-10.2)"
+                if me.dead == "long"
+                else "(no win this hand, WMC-10.2)"
+            ),
+            seat,
+            severity=Severity.CRITICAL,
+            penalty="no_claims" if me.dead == "long" else "no_win",
+        )
+
     def _replacement(self, p: ReplacementDraw) -> None:
         hand = self._hand("WMC-5.5", "replacement draw")
+        if (
+            hand.phase is Phase.DISCARD
+            and p.seat is hand.turn
+            and hand.after is not TurnStart.CLAIM
+            and not hand.early_replacement
+        ):
+            self._early_replacement(hand, p)
+            return
         if hand.phase is not Phase.REPLACE or p.seat is not hand.turn:
             raise Rejected("WMC-5.5", "a replacement draw only follows one's own kong", p.seat)
         wall = hand.wall
@@ -482,6 +591,24 @@ class Table:
         hand.resume = None
         hand.replacing = ""
 
+    def _early_replacement(self, hand: HandState, p: ReplacementDraw) -> None:
+        """WMC-5.5: the kong must be shown before the replacement draw, else it may be ruled a
+        long hand. The tile is taken; the kong shown next completes the act."""
+        wall = hand.wall
+        if wall.live <= 0:
+            raise Rejected("WMC-6.2", "no kong once the live wall is exhausted", p.seat)
+        tile = self._take_tile(wall, wall.tail_index(wall.tail), p.tile, p.seat)
+        wall.tail += 1
+        hand.seats[p.seat].counts[tile] += 1
+        hand.early_replacement = True
+        self._finding(
+            "WMC-5.5",
+            f"{p.seat.name} drew the replacement before showing a kong: may be ruled a long hand "
+            "(WMC-10.2)",
+            p.seat,
+            penalty="no_claims",
+        )
+
     def _flower(self, p: FlowerSetAside) -> None:
         hand = self._hand("MCR-flowers", "flower")
         if not self.profile.flowers:
@@ -508,21 +635,33 @@ class Table:
     def _discard(self, p: Discard) -> None:
         hand = self._playing("discard")
         seat, tile = p.seat, p.tile
+        early = False
         if hand.phase is not Phase.DISCARD or seat is not hand.turn:
-            if hand.phase is Phase.WINDOW and seat is hand.turn:
-                raise Rejected(
-                    "WMC-4.3", f"{seat.name} discarded before drawing (short hand)", seat
-                )
             if hand.phase is Phase.REPLACE and seat is hand.turn:
                 raise Rejected("WMC-5.5", "discard before the kong's replacement draw", seat)
-            raise Rejected("WMC-4.1", f"{seat.name} discarded out of turn", seat)
-        counts = hand.seats[seat].counts
+            if not (hand.phase is Phase.WINDOW and seat is hand.turn):
+                raise Rejected("WMC-4.1", f"{seat.name} discarded out of turn", seat)
+            early = True  # WMC-4.3: discarded before drawing — the tile is in the river now
+        me = hand.seats[seat]
+        counts = me.counts
         if is_flower(tile):
             raise Rejected("MCR-flowers", "a flower is set aside, never discarded", seat)
-        if counts[tile] < 1:
-            raise Rejected("WMC-10.1", f"{seat.name} does not hold {tile_name(tile)}", seat)
-        counts[tile] -= 1
-        hand.seats[seat].river.append(tile)
+        if p.penalty or counts[tile] < 1:
+            self._discard_penalty_tile(me, seat, tile)
+        else:
+            counts[tile] -= 1
+        if me.penalty_live:
+            me.penalty_dead += me.penalty_live  # WMC-9.2: not discarded now → dead
+            me.penalty_live = []
+        if p.area is not None or p.index is not None:
+            self._river_place(me, seat, p)
+        if hand.own_call is not None:
+            self._empty_own_call(hand)
+        if early:
+            if hand.calls:
+                self._lapse_calls(hand)
+            self._finding("WMC-4.3", f"{seat.name} discarded before drawing", seat)
+        me.river.append(tile)
         hand.discards.append((seat, tile))
         hand.last_discard = (seat, tile)
         hand.riverbed = hand.wall.live == 0
@@ -532,6 +671,66 @@ class Table:
         hand.drawn = None
         hand.phase = Phase.WINDOW
         hand.turn = NEXT[seat]
+        if early or hand.early_replacement:
+            hand.early_replacement = False
+            self._check_count(hand, seat)
+
+    def _discard_penalty_tile(self, me: SeatState, seat: Wind, tile: Tile) -> None:
+        """WMC-9.2: a live penalty tile may be discarded; a dead one never."""
+        if tile in me.penalty_live:
+            me.penalty_live.remove(tile)
+            return
+        if tile in me.penalty_dead:
+            raise Rejected(
+                "WMC-9.2",
+                f"{seat.name}'s {tile_name(tile)} is a dead penalty tile: it may never be "
+                "discarded",
+                seat,
+            )
+        raise Rejected("WMC-10.1", f"{seat.name} does not hold {tile_name(tile)}", seat)
+
+    def _river_place(self, me: SeatState, seat: Wind, p: Discard) -> None:
+        """WMC-4.6: own river area, rows of 6, left to right — the next free place."""
+        want = len(me.river)
+        if p.area is not None and p.area is not seat:
+            where = f"in {p.area.name}'s river area"
+        elif p.index is not None and p.index != want:
+            where = f"at place {p.index + 1} (row {p.index // 6 + 1}) instead of place {want + 1}"
+        else:
+            return
+        self._finding(
+            "WMC-4.6",
+            f"{seat.name}'s discard lies {where}; it counts as {seat.name}'s discard, and a wrong "
+            "claim it leads to is the discarder's responsibility",
+            seat,
+            severity=Severity.WARNING,
+            penalty="warning",
+        )
+
+    def _empty_own_call(self, hand: HandState) -> None:
+        """A kong or win said on one's own turn, then a discard: WMC-11.4 (no penalty as a
+        rule) or an empty win, WMC-11.7."""
+        assert hand.own_call is not None
+        seat, call, said = hand.own_call
+        hand.own_call = None
+        if call is CallKind.WIN:
+            self._finding(
+                "WMC-11.7",
+                f"{seat.name} called a self-drawn win and discarded (empty win): three tiles "
+                "revealed as penalty tiles",
+                seat,
+                penalty="penalty_tiles",
+                evidence=(said,),
+            )
+        else:
+            self._finding(
+                "WMC-11.4",
+                f"{seat.name} called kong on his own turn and did not make it (empty kong): "
+                "normally no penalty",
+                seat,
+                severity=Severity.INFO,
+                evidence=(said,),
+            )
 
     # ---- claims (WMC-5.x, 4.4) ---------------------------------------------------------------
 
@@ -543,17 +742,20 @@ class Table:
             and seat is hand.turn
             and p.call in (CallKind.KONG, CallKind.WIN)
         ):
-            return  # own-turn kong or self-drawn win announced (WMC-5.2, 7.2)
+            hand.own_call = (seat, p.call, self._seq)  # own-turn kong or self-drawn win
+            return
         if hand.phase is Phase.REPLACE and hand.robbable is not None:
             if seat is hand.turn or p.call is not CallKind.WIN:
                 raise Rejected("WMC-5.6", "only a win may be called on an added kong", seat)
             hand.calls[seat] = p.call
+            hand.call_seq[seat] = self._seq
             return
         if hand.last_discard is None or hand.phase not in (Phase.WINDOW, Phase.DISCARD):
             raise Rejected("WMC-5.1", f"{seat.name} called {p.call} with no discard to claim", seat)
         if seat is hand.last_discard[0]:
             raise Rejected("WMC-5.1", "a player cannot claim his own discard", seat)
         hand.calls[seat] = p.call
+        hand.call_seq[seat] = self._seq
 
     def _window(self, seat: Wind, kind: CallKind) -> tuple[Wind, Tile, bool]:
         """Check a claim may be made now: (discarder, tile, needs recall of an unmerged draw)."""
@@ -581,6 +783,15 @@ class Table:
         discarder, tile = hand.last_discard
         if seat is discarder:
             raise Rejected("WMC-5.1", "a player cannot claim his own discard", seat)
+        dead = hand.seats[seat].dead
+        if dead and (dead == "long" or kind is CallKind.WIN):
+            raise Rejected(
+                "WMC-10.2",
+                f"{seat.name} has a {dead} hand: "
+                + ("no win, claim or kong" if dead == "long" else "no win")
+                + " this hand",
+                seat,
+            )
         if hand.riverbed and kind is not CallKind.WIN:
             raise Rejected("WMC-6.2", f"the riverbed tile may only be won on, never {kind}ed", seat)
         mine = claims.rank(kind, seat, discarder)
@@ -647,7 +858,8 @@ class Table:
         hand = self.state.hand
         assert hand is not None
         if claims.relative(p.seat, discarder) is not Relative.LEFT:
-            raise Rejected("WMC-5.4", "chow only from the left player", p.seat)
+            self._wrong_exposure(hand, p.seat, [t for t in p.tiles if t != tile])
+            return
         tiles = tuple(sorted(p.tiles))
         if tiles not in claims.chow_options(hand.seats[p.seat].counts, tile):
             raise Rejected(
@@ -667,12 +879,33 @@ class Table:
         )
         self._to_turn(hand, p.seat, TurnStart.CLAIM)
 
+    def _wrong_exposure(self, hand: HandState, seat: Wind, shown: list[Tile]) -> None:
+        """WMC-5.4 + 11.1: a chow from a player who is not the left one, exposed and corrected
+        at once: the claim is void, the discard stays, the exposed hand tiles become live
+        penalty tiles."""
+        me = hand.seats[seat]
+        moved: list[Tile] = []
+        for t in shown:
+            if me.counts[t] > 0:
+                me.counts[t] -= 1
+                moved.append(t)
+        me.penalty_live += moved
+        hand.calls.pop(seat, None)
+        self._finding(
+            "WMC-5.4",
+            f"{seat.name} chowed from a player who is not his left: the claim is void; "
+            f"{format_tiles(moved) or 'no tiles'} exposed become penalty tiles (WMC-11.1)",
+            seat,
+            penalty="penalty_tiles",
+        )
+
     def _pung(self, p: Pung) -> None:
         discarder, tile, recall = self._window(p.seat, CallKind.PUNG)
         hand = self.state.hand
         assert hand is not None
         counts = hand.seats[p.seat].counts
         if not claims.can_pung(counts, tile):
+            self._penalty_tiles_in_claim(hand.seats[p.seat], p.seat, tile, 2)
             raise Rejected("WMC-5.3", f"pung needs a pair of {tile_name(tile)} in hand", p.seat)
         self._spoken(p.seat, CallKind.PUNG)
         if recall:
@@ -688,6 +921,17 @@ class Table:
             )
         )
         self._to_turn(hand, p.seat, TurnStart.CLAIM)
+
+    @staticmethod
+    def _penalty_tiles_in_claim(me: SeatState, seat: Wind, tile: Tile, need: int) -> None:
+        """WMC-9.3, 9.5: penalty tiles may never be used in an exposed set (a wrong claim)."""
+        if me.counts[tile] + me.penalty.count(tile) >= need:
+            raise Rejected(
+                "WMC-9.5",
+                f"{seat.name} needs penalty tiles for this set: they may never be used in a "
+                "chow, pung or kong (a wrong claim, WMC-11)",
+                seat,
+            )
 
     def _to_turn(self, hand: HandState, seat: Wind, after: TurnStart) -> None:
         hand.turn = seat
@@ -705,6 +949,7 @@ class Table:
             if claimed != tile:
                 raise Rejected("WMC-5.5", f"the discard is {tile_name(claimed)}", seat)
             if not claims.can_exposed_kong(hand.seats[seat].counts, tile):
+                self._penalty_tiles_in_claim(hand.seats[seat], seat, tile, 3)
                 raise Rejected(
                     "WMC-5.5",
                     f"an exposed kong needs a concealed pung of {tile_name(tile)} "
@@ -730,6 +975,8 @@ class Table:
         hand = self._hand("WMC-5.5", "kong")
         if hand.phase is not Phase.DISCARD or seat is not hand.turn:
             raise Rejected("WMC-5.5", f"{p.kind} kong only on one's own turn", seat)
+        if hand.seats[seat].dead == "long":
+            raise Rejected("WMC-10.2", f"{seat.name} has a long hand: no kong this hand", seat)
         if hand.seabed_seat is seat and hand.after is TurnStart.DRAW:
             raise Rejected("WMC-6.2", "the player who drew the seabed may not kong", seat)
         self._kong_room(hand, seat)
@@ -741,6 +988,7 @@ class Table:
                 raise Rejected("WMC-5.5", f"a concealed kong needs four {tile_name(tile)}", seat)
             me.counts[tile] -= 4
             me.melds.append(Meld(MeldKind.KONG, (tile,) * 4, concealed=True))
+            self._own_kong_spoken(hand, seat, KongKind.CONCEALED)
             self._start_replacement(hand, seat, None)
             return
         index = next(
@@ -763,13 +1011,49 @@ class Table:
             claimed_from=meld.claimed_from,
             claimed_tile=meld.claimed_tile,
         )
+        self._own_kong_spoken(hand, seat, KongKind.ADDED)
         self._start_replacement(hand, seat, tile)
+
+    def _own_kong_spoken(self, hand: HandState, seat: Wind, kind: KongKind) -> None:
+        """WMC-5.2/5.5: a kong is said before it is shown; an added kong shown without the call
+        may be ruled a discard (chowable)."""
+        said = hand.own_call is not None and hand.own_call[1] is CallKind.KONG
+        hand.own_call = None
+        if said:
+            return
+        if kind is KongKind.ADDED:
+            self._finding(
+                "WMC-5.5",
+                f"{seat.name} showed the added kong's tile without saying kong: it may be ruled "
+                "a discard",
+                seat,
+                severity=Severity.WARNING,
+                penalty="warning",
+            )
+        else:
+            self._alert(
+                "WMC-5.2",
+                f"{seat.name}'s concealed kong was not spoken",
+                seat,
+                severity=Severity.WARNING,
+                rejected=False,
+            )
 
     def _kong_room(self, hand: HandState, seat: Wind) -> None:
         if hand.wall.live <= 0:
             raise Rejected("WMC-6.2", "no kong once the live wall is exhausted", seat)
 
     def _start_replacement(self, hand: HandState, seat: Wind, robbable: Tile | None) -> None:
+        if hand.early_replacement:
+            # WMC-5.5: the replacement was drawn before the kong was shown (alerted then)
+            hand.early_replacement = False
+            hand.turn = seat
+            hand.phase = Phase.DISCARD
+            hand.after = TurnStart.REPLACEMENT
+            hand.after_kong = True
+            hand.calls = {}
+            hand.last_discard = None
+            return
         hand.turn = seat
         hand.phase = Phase.REPLACE
         hand.replacing = "kong"
@@ -784,12 +1068,19 @@ class Table:
     def _win(self, p: WinDeclared) -> None:
         seat = p.seat
         hand = self._hand("WMC-7.2", "win")
+        dead = hand.seats[seat].dead
+        if dead and hand.phase is not Phase.IDLE:
+            raise Rejected("WMC-10.2", f"{seat.name} has a {dead} hand: no win this hand", seat)
         if hand.phase is Phase.DISCARD and seat is hand.turn:
             if hand.after is TurnStart.CLAIM:
                 raise Rejected(
                     "WMC-7.2", "a win after a chow or pung must be claimed on the discard", seat
                 )
-            result, winning = self._evaluate(seat, None)
+            hand.own_call = None
+            found = self._evaluate(seat, None)
+            if found is None:
+                return
+            result, winning = found
             self._settle(hand, seat, WinBy.SELF, None, winning, result)
             return
         if hand.phase is Phase.REPLACE:
@@ -810,7 +1101,10 @@ class Table:
                     and self._call_is_legal(other, call, konger, tile)
                 ):
                     raise Rejected("WMC-5.7", f"{other.name}'s win has priority", seat)
-            result, winning = self._evaluate(seat, tile, robbing=True)
+            found = self._evaluate(seat, tile, robbing=True)
+            if found is None:
+                return
+            result, winning = found
             me = hand.seats[konger]
             for i, meld in enumerate(me.melds):
                 if meld.kind is MeldKind.KONG and meld.first == tile and not meld.concealed:
@@ -824,7 +1118,10 @@ class Table:
             self._settle(hand, seat, WinBy.DISCARD, konger, winning, result)
             return
         discarder, tile, recall = self._window(seat, CallKind.WIN)
-        result, winning = self._evaluate(seat, tile)
+        found = self._evaluate(seat, tile)
+        if found is None:
+            return
+        result, winning = found
         self._spoken(seat, CallKind.WIN)
         if recall:
             self._recall(hand)
@@ -840,6 +1137,8 @@ class Table:
         assert hand is not None
         me = hand.seats[seat]
         concealed = [t for t in range(NUM_KINDS) for _ in range(me.counts[t])]
+        if me.penalty_live or me.penalty_dead:
+            concealed = sorted(concealed + me.penalty_live + me.penalty_dead)  # WMC-9.3
         flags: set[Flag] = set()
         if tile is None:
             win_by = WinBy.SELF
@@ -904,17 +1203,42 @@ class Table:
 
     def _evaluate(
         self, seat: Wind, tile: Tile | None, *, robbing: bool = False
-    ) -> tuple[ScoreResult, WinningHand]:
+    ) -> tuple[ScoreResult, WinningHand] | None:
+        """The win's score, or None after a false win (WMC-11.6) was recorded."""
         try:
             winning = self.winning_hand(seat, tile, robbing=robbing)
         except HandError as exc:
-            raise Rejected("WMC-10.1", f"{seat.name} cannot win: {exc}", seat) from None
+            self._false_win(seat, f"WMC-7.1: {exc}")
+            return None
         result = self.scorer(winning, self.state.profile.name)
         if not result.valid:
             reason = result.reason or "no winning shape"
-            rule = "WMC-12.3" if "12.3" in reason else "WMC-7.1"
-            raise Rejected(rule, f"false win by {seat.name}: {reason} (WMC-11.6)", seat)
+            self._false_win(seat, reason if "WMC-" in reason else f"WMC-7.1: {reason}")
+            return None
+        if tile is not None:
+            barred = penalty_tile_bar(self.state.hand, seat, tile)  # type: ignore[arg-type]
+            if barred:
+                raise Rejected(barred[0], f"{seat.name} cannot win on a discard: {barred[1]}", seat)
         return result, winning
+
+    def _false_win(self, seat: Wind, reason: str) -> None:
+        """WMC-11.6: a false win with the hand shown — play continues, and every tile shown
+        (the whole concealed hand) becomes a live penalty tile."""
+        hand = self.state.hand
+        assert hand is not None
+        me = hand.seats[seat]
+        shown = [t for t in range(NUM_KINDS) for _ in range(me.counts[t])]
+        for t in shown:
+            me.counts[t] -= 1
+        me.penalty_live += shown
+        hand.calls.pop(seat, None)
+        self._finding(
+            "WMC-11.6",
+            f"false win by {seat.name} ({reason}): play continues; the shown tiles "
+            f"{format_tiles(shown)} become penalty tiles",
+            seat,
+            penalty="penalty_tiles",
+        )
 
     def _settle(
         self,
@@ -1000,6 +1324,91 @@ class Table:
                 alert.rule, alert.message, severity=Severity(alert.severity), rejected=False
             )
 
+    # ---- penalty tiles and dead hands (WMC-9, 10, 4.9) ---------------------------------------
+
+    def _tiles_exposed(self, p: TilesExposed) -> None:
+        """WMC-9.1: tiles shown from a concealed hand become live penalty tiles."""
+        hand = self._playing("tiles exposed")
+        me = hand.seats[p.seat]
+        need = [0] * NUM_KINDS
+        for t in p.tiles:
+            need[t] += 1
+            if t >= NUM_KINDS or me.counts[t] < need[t]:
+                raise Rejected(
+                    "WMC-9.1", f"{p.seat.name} holds no concealed {tile_name(t)}", p.seat
+                )
+        for t in p.tiles:
+            me.counts[t] -= 1
+        me.penalty_live += p.tiles
+        self._finding(
+            "WMC-9.1",
+            f"{p.seat.name} exposed {format_tiles(p.tiles)}: live penalty tiles, discardable at "
+            "the current or next discard only (9.2), never in a set (9.3)",
+            p.seat,
+            severity=Severity.WARNING,
+            penalty="penalty_tiles",
+        )
+
+    def _penalty_returned(self, p: PenaltyTilesReturned) -> None:
+        """A referee returns penalty tiles to the concealed hand (WMC-0.3)."""
+        hand = self._playing("penalty tiles returned")
+        me = hand.seats[p.seat]
+        for t in p.tiles:
+            if t in me.penalty_live:
+                me.penalty_live.remove(t)
+            elif t in me.penalty_dead:
+                me.penalty_dead.remove(t)
+            else:
+                raise Rejected("WMC-9.1", f"{tile_name(t)} is not a penalty tile", p.seat)
+            me.counts[t] += 1
+
+    def _wall_flipped(self, p: WallFlipped) -> None:
+        """WMC-4.9: the next wall tile flipped on one's own turn must be taken as a live penalty
+        tile (no claim on the last discard); any other flip is a warning."""
+        hand = self._playing("wall flipped")
+        seat = p.seat
+        if p.next and hand.phase is Phase.WINDOW and seat is hand.turn and hand.wall.live > 0:
+            wall = hand.wall
+            tile = self._take_tile(wall, wall.head, p.tile, seat)
+            wall.head += 1
+            hand.seats[seat].penalty_live.append(tile)
+            hand.after = TurnStart.DRAW
+            hand.after_kong = False
+            hand.phase = Phase.DISCARD
+            hand.last_discard = None
+            hand.calls = {}
+            hand.unmerged = None
+            hand.drawn = None
+            if hand.wall.live == 0:
+                hand.seabed_seat = seat
+                self._derive("seabed_drawn", seat=seat.name)
+            self._finding(
+                "WMC-4.9",
+                f"{seat.name} flipped his next wall tile {tile_name(tile)}: he must take it as a "
+                "live penalty tile; no claim on the last discard",
+                seat,
+                severity=Severity.WARNING,
+                penalty="penalty_tiles",
+            )
+            return
+        self._finding(
+            "WMC-4.9",
+            f"{seat.name} flipped a wall tile "
+            + (
+                "out of turn: the rightful drawer may take it or have it shuffled back"
+                if p.next
+                else "that was not his to draw: the referee shuffles it with 12+ nearby tiles"
+            ),
+            seat,
+            severity=Severity.WARNING,
+            penalty="warning",
+        )
+
+    def _dead_hand(self, p: DeadHand) -> None:
+        """A referee's dead-hand ruling (WMC-10.2, e.g. after WMC-5.5 or 11.5)."""
+        hand = self._playing("dead hand")
+        hand.seats[p.seat].dead = "long" if p.long else "short"
+
     def _revealed(self, p: HandRevealed) -> None:
         hand = self.state.hand
         if hand is None:
@@ -1015,6 +1424,49 @@ class Table:
                 severity=Severity.WARNING,
                 rejected=False,
             )
+
+
+def penalty_tile_bar(hand: HandState, seat: Wind, tile: Tile) -> tuple[str, str] | None:
+    """WMC-9.3/9.4 for a win on a discard: (rule, why) when only penalty tiles can complete it.
+
+    9.3: the set (or single-wait pair) the discard completes may not hold a penalty tile;
+    9.4: Seven Pairs may not pair a penalty tile, Thirteen Terminals may not win on a tile equal
+    to one, and not at all on a discard with three or more penalty tiles.
+    """
+    me = hand.seats[seat]
+    penalty = me.penalty_live + me.penalty_dead
+    if not penalty:
+        return None
+    free = list(me.counts[:NUM_KINDS])  # concealed tiles that are not penalty tiles
+    allc = list(free)
+    for t in penalty:
+        allc[t] += 1
+    allc[tile] += 1
+    melds = len(me.melds)
+    if shapes.is_thirteen_terminals(allc) and not melds:
+        if len(penalty) >= 3 or tile in penalty:
+            return "WMC-9.4", "Thirteen Terminals with penalty tiles (self-drawn only)"
+        return None
+    groups: list[tuple[Tile, ...]] = [(tile, tile), (tile, tile, tile)]
+    groups += claims.chow_options(free, tile)
+    for group in groups:
+        rest = list(allc)
+        for t in group:
+            rest[t] -= 1
+        held = list(group)
+        held.remove(tile)  # the discard itself is no penalty tile
+        if any(held.count(t) > free[t] for t in set(held)):
+            continue
+        if len(group) == 2:  # the pair: the rest must be sets only
+            spare = next((h for h in range(NUM_KINDS - 1, 26, -1) if rest[h] == 0), None)
+            if spare is None:
+                continue
+            rest[spare] += 2  # lend a pair of an absent honour
+        if shapes.is_regular_complete(rest):
+            return None
+    if shapes.is_seven_pairs(allc) and not melds and free[tile] >= 1:
+        return None
+    return "WMC-9.3", "the set the discard completes would hold a penalty tile"
 
 
 def _ignore(_p: Payload) -> None:

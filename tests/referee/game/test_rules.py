@@ -67,18 +67,23 @@ def test_wmc_4_1_east_discards_first_and_turns_go_counter_clockwise() -> None:
     assert s.table.state.hand is not None and s.table.state.hand.turn is Wind.W
 
 
-def test_wmc_4_2_no_draw_out_of_turn() -> None:
+def test_wmc_4_2_a_draw_out_of_turn_stands_and_makes_a_long_hand() -> None:
     s = started()
     ok(s, "E discard P")
-    assert rules(s.do("W draw 1s")) == ["WMC-4.2"]
+    step = s.do("W draw 1s")  # the tile is in W's hand now: the record follows the table
+    assert rules(step) == ["WMC-4.2", "WMC-10.1"] and not any(a.rejected for a in step.alerts)
+    hand = s.table.state.hand
+    assert hand is not None and hand.seats[Wind.W].dead == "long" and hand.turn is Wind.S
     ok(s, "S draw 9s")
-    assert rules(s.do("S draw 8s")) == ["WMC-4.2"]
+    assert rules(s.do("S draw 8s")) == ["WMC-4.2", "WMC-10.1"]  # a second draw
 
 
-def test_wmc_4_3_no_discard_before_drawing() -> None:
+def test_wmc_4_3_a_discard_before_drawing_stands_and_makes_a_short_hand() -> None:
     s = started()
     ok(s, "E discard P")
-    assert rules(s.do("S discard 5p")) == ["WMC-4.3"]
+    assert rules(s.do("S discard 5p")) == ["WMC-4.3", "WMC-10.1"]
+    hand = s.table.state.hand
+    assert hand is not None and hand.seats[Wind.S].dead == "short" and hand.turn is Wind.W
 
 
 def test_wmc_4_4_claims_end_once_the_next_player_drew_and_merged() -> None:
@@ -187,13 +192,13 @@ def test_wmc_5_6_robbing_the_kong_is_a_win_on_a_discard_paid_by_the_konger() -> 
 def test_wmc_5_6_a_false_robbing_win_is_refused_and_the_kong_stands() -> None:
     s = started(**ROB)
     _to_added_kong(s)
-    assert rules(s.do("S win")) == ["WMC-7.1"]
+    assert rules(s.do("S win")) == ["WMC-11.6"]  # the shown hand becomes penalty tiles
     ok(s, "N replacement 8m", "N discard 8m")
 
 
 def test_wmc_5_6_concealed_kong_cannot_be_robbed() -> None:
     s = started(E="1111m456m789mESWN")
-    ok(s, "E kong concealed 1m")
+    ok(s, "E call kong", "E kong concealed 1m")
     assert rules(s.do("S win")) == ["WMC-5.6"]
 
 
@@ -235,11 +240,13 @@ def test_wmc_6_3_exhaustive_draw_only_after_the_riverbed() -> None:
 # ---- wins and payments (WMC-7.x, 12.x) ----------------------------------------------------
 
 
-def test_wmc_7_1_false_win_is_refused_and_play_continues() -> None:
+def test_wmc_11_6_false_win_play_continues_with_the_hand_as_penalty_tiles() -> None:
     s = started()
     ok(s, "E discard P")
     step = s.do("S win")  # S waits on 5p, not P
-    assert rules(step) == ["WMC-7.1"] and not step.accepted
+    assert rules(step) == ["WMC-11.6"] and "WMC-7.1" in step.alerts[0].message
+    hand = s.table.state.hand
+    assert hand is not None and len(hand.seats[Wind.S].penalty_live) == 13
     ok(s, "S draw 9s")
 
 
@@ -275,7 +282,15 @@ def test_wmc_12_4_self_drawn_each_pays_v() -> None:
 
 def test_wmc_7_2_win_on_kong_replacement_is_self_drawn() -> None:
     s = started(value=50, E=E_C, S="PPP567m789p111p5p")
-    ok(s, "E discard C", "S draw P", "S kong concealed P", "S replacement 5p", "S win")
+    ok(
+        s,
+        "E discard C",
+        "S draw P",
+        "S call kong",
+        "S kong concealed P",
+        "S replacement 5p",
+        "S win",
+    )
     res = s.table.state.results[-1]
     assert res.win_by is not None and str(res.win_by) == "self" and "win_on_kong" in res.flags
 

@@ -1,0 +1,332 @@
+"""The referee's duties at one table: the game engine, the clocks, the penalty ledger, the card.
+
+``RefereeTable.apply(event)`` feeds one log event to all of them — pure, like the engine: no
+I/O, no clock read (time is the events' ``ts``), so replaying a log re-derives every alert,
+proposal, decision and score card. The engine's findings and the clocks' overruns become
+penalty proposals with stable ids; referee events (clock controls, decisions, sign-off,
+corrections) act on the clocks, the ledger and the card. The system proposes; referees decide
+(WMC-0.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from referee.clocks import ClockProposal, TableClocks
+from referee.events import (
+    CardSigned,
+    Chow,
+    ClockCleared,
+    ClockExtended,
+    Discard,
+    Draw,
+    Event,
+    Kong,
+    KongKind,
+    PenaltyDecision,
+    PenaltyProposed,
+    PlayerBack,
+    PlayerLate,
+    PlayerPaused,
+    Pung,
+    ReplacementDraw,
+    ScoreCorrected,
+    TimedSeats,
+    WaitRequested,
+    WinDeclared,
+)
+from referee.game.alerts import Alert, Severity
+from referee.game.state import TableState
+from referee.game.table import Derived, Scorer, Step, Table
+from referee.hands import Wind
+from referee.penalties import (
+    Decision,
+    LedgerError,
+    PenaltyKind,
+    PenaltyLedger,
+    Proposal,
+    Verdict,
+)
+from referee.proposals import from_alert, from_clock
+from referee.scoresheet import HANDS_PER_CARD, Correction, ScoreCard, SheetError, build_cards
+from referee.scoresheet import correction as make_correction
+
+
+@dataclass(frozen=True, slots=True)
+class SeatClock:
+    """The live clock of one seat (WMC-13.1): what the dashboard shows."""
+
+    seat: Wind
+    player: str
+    on_turn: bool
+    turn_left: float
+    bank_left: float
+    hand_points: int
+    half_pause_points: int
+    timed: bool
+    paused: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat.name,
+            "player": self.player,
+            "on_turn": self.on_turn,
+            "turn_left": round(self.turn_left, 3),
+            "bank_left": round(self.bank_left, 3),
+            "hand_points": self.hand_points,
+            "half_pause_points": self.half_pause_points,
+            "timed": self.timed,
+            "paused": self.paused,
+        }
+
+
+class RefereeTable:
+    """Engine + clocks + penalty ledger + score card of one table session."""
+
+    def __init__(
+        self,
+        table_id: str = "T1",
+        session_id: str = "S1",
+        profile_name: str = "wmc",
+        *,
+        scorer: Scorer | None = None,
+    ) -> None:
+        self.table = Table(table_id, session_id, profile_name, scorer=scorer)
+        self.clocks = TableClocks()
+        self.ledger = PenaltyLedger()
+        self.corrections: list[Correction] = []
+        self.signatures: dict[int, dict[str, float]] = {}  # half (1-based) → player → ts
+        self.unspoken: dict[str, int] = {}  # WMC-5.2 count per player this session
+        self.now = 0.0  # ts of the last event: the live view's clock
+
+    @property
+    def state(self) -> TableState:
+        return self.table.state
+
+    # ---- entry point -------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> Step:
+        """Apply one event; the engine's Step comes back with the duties' alerts and proposals
+        added (proposals as ``proposal`` derived events, in the same output stream)."""
+        step = self.table.apply(event)
+        if step.cause is None:  # a resend: answered, not part of the record
+            return step
+        self.now = max(self.now, event.ts)
+        extra: list[Alert] = []
+        proposals: list[Proposal] = []
+        for alert in step.alerts:
+            found = self._from_alert(alert, event.ts)
+            if found is not None:
+                proposals.append(found)
+        if step.accepted:
+            for clock in self._clocks(event, step):
+                alert, proposal = from_clock(clock, event.seq, self._hand_index())
+                extra.append(alert)
+                proposals.append(proposal)
+        extra += self._referee(event, proposals)
+        for p in proposals:
+            if self.ledger.propose(p):
+                step.derived.append(Derived("proposal", _proposal_json(p), event.seq))
+        if extra:
+            step.alerts.extend(extra)
+            self.state.alerts.extend(extra)
+        self.state.out_seq = step.first_out + len(step.derived) + len(step.alerts)
+        return step
+
+    def apply_all(self, events: Iterable[Event]) -> list[Alert]:
+        out: list[Alert] = []
+        for ev in events:
+            out.extend(self.apply(ev).alerts)
+        return out
+
+    # ---- findings → proposals ----------------------------------------------------------------
+
+    def _hand_index(self) -> int:
+        st = self.state
+        return st.hand.number if st.hand is not None else st.hands_played
+
+    def _from_alert(self, alert: Alert, ts: float) -> Proposal | None:
+        before = 0
+        if alert.rule == "WMC-5.2" and alert.seat is not None and not alert.rejected:
+            name = self.state.player_at(alert.seat)
+            before = self.unspoken.get(name, 0)
+            self.unspoken[name] = before + 1
+        return from_alert(alert, self._hand_index(), ts, before)
+
+    # ---- clocks (WMC-13.1–13.4) --------------------------------------------------------------
+
+    def _clocks(self, event: Event, step: Step) -> list[ClockProposal]:
+        c = self.clocks
+        p = event.payload
+        ts = event.ts
+        kind = event.type
+        out: list[ClockProposal] = []
+        if kind == "deal":
+            out = c.deal_done(ts)
+        elif kind == "discard" and isinstance(p, Discard):
+            out = c.discard(p.seat, ts)
+        elif (kind in ("chow", "pung") and isinstance(p, Chow | Pung)) or (
+            isinstance(p, Kong) and p.kind is KongKind.EXPOSED
+        ):
+            if not any(a.rule == "WMC-5.4" for a in step.alerts):  # a void chow is no claim
+                out = c.claim(p.seat)
+        elif kind == "replacement_draw" and isinstance(p, ReplacementDraw):
+            out = c.replacement_draw(p.seat, ts)
+        elif kind == "draw" and isinstance(p, Draw):
+            out = c.draw(p.seat, ts)
+        elif kind in ("win", "exhaustive_draw"):
+            if any(d.type == "hand_ended" for d in step.derived):
+                out = c.hand_over(ts, declarer=p.seat if isinstance(p, WinDeclared) else None)
+        elif kind == "timed_seats" and isinstance(p, TimedSeats):
+            c.set_timed(set(p.seats))
+        elif kind == "table_paused":
+            c.pause_table(ts)
+        elif kind == "table_resumed":
+            c.resume_table(ts)
+        elif kind == "clock_extended" and isinstance(p, ClockExtended):
+            c.extend(p.seat, p.seconds)
+        elif kind == "clock_cleared" and isinstance(p, ClockCleared):
+            c.clear(p.seat, ts)
+        elif kind == "player_paused" and isinstance(p, PlayerPaused):
+            c.player_pause(p.seat, ts)
+        elif kind == "player_back" and isinstance(p, PlayerBack):
+            out = c.player_back(p.seat, ts)
+        elif kind == "player_late" and isinstance(p, PlayerLate):
+            out = c.lateness(p.seat, p.seconds, ts)
+        elif kind == "wait_released":
+            c.wait_release(ts)
+        if any(d.type == "half_ended" for d in step.derived):
+            c.new_half()
+        return out
+
+    # ---- referee events: requests, decisions, the card ---------------------------------------
+
+    def _referee(self, event: Event, proposals: list[Proposal]) -> list[Alert]:
+        p = event.payload
+        seq = event.seq
+        try:
+            if isinstance(p, WaitRequested):
+                granted, why = self.clocks.wait_request(p.seat, event.ts)
+                if not granted:
+                    return [_refused("WMC-13.2", why, seq, p.seat)]
+            elif isinstance(p, PenaltyProposed):
+                proposals.append(
+                    Proposal(
+                        f"ref@{seq}",
+                        p.rule,
+                        p.seat,
+                        PenaltyKind(p.kind),
+                        p.points,
+                        p.reason or f"proposed by referee {p.referee}",
+                        self._hand_index(),
+                        event.ts,
+                        (seq,),
+                    )
+                )
+            elif isinstance(p, PenaltyDecision):
+                self.ledger.decide(
+                    Decision(
+                        p.proposal, Verdict(p.verdict), p.referee, p.reason, event.ts, p.points
+                    )
+                )
+            elif isinstance(p, CardSigned):
+                self._sign(p.player, event.ts)
+            elif isinstance(p, ScoreCorrected):
+                if p.hand >= len(self.state.results):
+                    raise SheetError(f"hand {p.hand + 1} is not on the card yet")
+                self.corrections.append(
+                    make_correction(p.hand, p.player, p.points, p.reason, p.referee)
+                )
+        except LedgerError as exc:
+            return [_refused("WMC-0.3", str(exc), seq)]
+        except SheetError as exc:
+            return [_refused("WMC-8.1", str(exc), seq)]
+        return []
+
+    def _sign(self, player: str, ts: float) -> None:
+        st = self.state
+        played = st.hands_played
+        if played == 0 or played % HANDS_PER_CARD:
+            raise SheetError(
+                f"{played % HANDS_PER_CARD} of {HANDS_PER_CARD} hands on the card: sign after "
+                "the half"
+            )
+        half = played // HANDS_PER_CARD
+        card = self.cards()[half - 1]
+        card.sign(player, ts)
+        self.signatures.setdefault(half, {})[player] = ts
+
+    # ---- what the dashboard and the exports read ---------------------------------------------
+
+    def view(self, now: float | None = None) -> list[SeatClock]:
+        """Remaining turn time and hand bank per seat, at ``now`` (default: the last event)."""
+        at = self.now if now is None else now
+        st = self.state
+        return [
+            SeatClock(
+                v.seat,
+                st.player_at(v.seat),
+                v.on_turn,
+                v.turn_left,
+                v.bank_left,
+                v.hand_points,
+                v.half_pause_points,
+                v.timed,
+                v.paused,
+            )
+            for v in self.clocks.view(at)
+        ]
+
+    def cards(self) -> list[ScoreCard]:
+        """The score cards (WMC-8.1) with confirmed penalties, corrections and signatures."""
+        st = self.state
+        cards = build_cards(st.table_id, st.session_id, st.results, self.ledger, self.corrections)
+        for card in cards:
+            card.signatures = dict(self.signatures.get(card.half, {}))
+        return cards
+
+    def totals(self) -> dict[str, int]:
+        """Scores after confirmed point penalties and corrections, per player (from the log)."""
+        st = self.state
+        out = dict(st.scores)
+        for entry in self.ledger.confirmed():
+            name = self._player(entry.proposal.hand, entry.proposal.seat)
+            out[name] = out.get(name, 0) - entry.points
+        for c in self.corrections:
+            out[c.player] = out.get(c.player, 0) + c.points
+        return out
+
+    def _player(self, hand: int, seat: Wind) -> str:
+        st = self.state
+        if hand < len(st.results):
+            return st.results[hand].players[seat]
+        return st.player_at(seat)
+
+
+def _refused(rule: str, message: str, seq: int, seat: Wind | None = None) -> Alert:
+    return Alert(rule, Severity.WARNING, message, seq, seat, rejected=True)
+
+
+def _proposal_json(p: Proposal) -> dict[str, Any]:
+    return {
+        "id": p.id,
+        "rule": p.rule,
+        "seat": p.seat.name,
+        "kind": str(p.kind),
+        "points": p.points,
+        "reason": p.reason,
+        "hand": p.hand,
+        "evidence": list(p.evidence),
+    }
+
+
+def replay(events: Iterable[Event]) -> RefereeTable | None:
+    """A RefereeTable fed with a whole log (None for an empty one)."""
+    duty: RefereeTable | None = None
+    for ev in events:
+        if duty is None:
+            duty = RefereeTable(ev.table_id, ev.session_id)
+        duty.apply(ev)
+    return duty

@@ -1,0 +1,346 @@
+"""A simulator that commits irregularities on purpose, with the ground truth in the log.
+
+Each decision point injects, with probability ``rate``, one irregularity that fits the moment
+(an unspoken claim, a draw out of turn, a false win, a slow turn …). The event that commits it
+carries ``injected:<rule>:<seat>`` in its ``evidence`` — the engine never reads evidence, so
+the log replays as the table saw it, and benchmarks and tests compare the alerts with the truth.
+An alert matches a truth when rule and seat agree and the marked event is the alert's ``seq``
+or one of its ``evidence`` seqs (an empty claim is alerted at the next draw, citing the call).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from referee.events import (
+    Call,
+    CallKind,
+    Chow,
+    Discard,
+    Draw,
+    Event,
+    Kong,
+    KongKind,
+    Payload,
+    PlayerBack,
+    PlayerLate,
+    PlayerPaused,
+    Pung,
+    ReplacementDraw,
+    Source,
+    TilesExposed,
+    WallFlipped,
+    WinDeclared,
+    make_event,
+)
+from referee.game import claims
+from referee.game.claims import WINDS
+from referee.game.sim import Simulator
+from referee.game.state import HandState
+from referee.hands import Relative, Wind
+from referee.tiles import NUM_KINDS, Tile
+
+PREFIX = "injected:"
+KINDS = (
+    "unspoken_claim",  # WMC-5.2
+    "draw_out_of_turn",  # WMC-4.2 → long hand WMC-10.1
+    "discard_before_draw",  # WMC-4.3 → short hand WMC-10.1
+    "empty_claim",  # WMC-11.3
+    "empty_win",  # WMC-11.7
+    "false_win",  # WMC-11.6
+    "chow_not_left",  # WMC-5.4 (+ 11.1 penalty tiles)
+    "out_of_priority",  # WMC-5.7
+    "river_place",  # WMC-4.6
+    "wrong_tile_drawn",  # WMC-4.9
+    "wall_flipped",  # WMC-4.9 (live penalty tile)
+    "tiles_exposed",  # WMC-9.1
+    "added_kong_unspoken",  # WMC-5.5
+    "concealed_kong_unspoken",  # WMC-5.2
+    "early_replacement",  # WMC-5.5
+    "turn_overrun",  # WMC-13.1
+    "pause",  # WMC-13.4
+    "lateness",  # WMC-13.4
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Truth:
+    """One injected irregularity: the rule an alert must cite, the seat, the marked event."""
+
+    rule: str
+    seat: Wind
+    seq: int
+    kind: str
+
+
+def truths(events: list[Event]) -> list[Truth]:
+    """The ground truth a log carries (``injected:`` evidence)."""
+    out = []
+    for ev in events:
+        for ref in ev.evidence:
+            if ref.startswith(PREFIX):
+                rule, seat, kind = ref[len(PREFIX) :].split(":")
+                out.append(Truth(rule, Wind[seat], ev.seq, kind))
+    return out
+
+
+class IrregularSimulator(Simulator):
+    """The simulator's players, plus irregularities at ``rate`` per decision point."""
+
+    def __init__(self, profile_name: str = "wmc", seed: int = 0, *, rate: float = 0.05) -> None:
+        super().__init__(profile_name, seed)
+        self.strict = False
+        self.rate = rate
+        self.inject_rng = random.Random(seed * 7919 + 17)
+        self._marks: dict[int, tuple[tuple[str, ...], float]] = {}
+        self._slow: set[Wind] = set()  # one slow turn per seat and hand (bank stays < 3 min)
+        self._pause_points = 0  # WMC-13.4 points injected this half (kept ≤ 150)
+        self.injected: dict[str, int] = dict.fromkeys(KINDS, 0)
+
+    # ---- marking -----------------------------------------------------------------------------
+
+    def _mark(
+        self, payload: Payload, kind: str, *rules: tuple[str, Wind], delay: float = 0
+    ) -> None:
+        refs = tuple(f"{PREFIX}{rule}:{seat.name}:{kind}" for rule, seat in rules)
+        self._marks[id(payload)] = (refs, delay)
+        self.injected[kind] += 1
+
+    def _emit(self, payload: Payload) -> Event:
+        refs, delay = self._marks.pop(id(payload), ((), 0.0))
+        self.ts += 0.5 + self._clock() * 2.5 + delay
+        ev = make_event(
+            payload,
+            seq=self.seq,
+            ts=round(self.ts, 3),
+            table_id=self._table_id,
+            session_id=self._session_id,
+            source=Source.SIMULATOR,
+            evidence=refs,
+        )
+        self.seq += 1
+        step = self.table.apply(ev)
+        self.alerts.extend(step.alerts)
+        self._seat_waits = [None] * 4
+        hand = self.table.state.hand
+        if hand is not None:
+            self._barred = {
+                w
+                for w in WINDS
+                if hand.seats[w].dead or hand.seats[w].penalty_live or hand.seats[w].penalty_dead
+            }
+        return ev
+
+    def _roll(self) -> bool:
+        return self.inject_rng.random() < self.rate
+
+    def _pick(self, options: list[str]) -> str:
+        return self.inject_rng.choice(options)
+
+    # ---- hand start: lateness (WMC-13.4) -----------------------------------------------------
+
+    def _hand(self) -> Iterator[Event]:
+        self._slow = set()
+        self._barred = set()
+        if self.table.state.hands_played % 8 == 0:
+            self._pause_points = 0
+        if self._roll() and self._pause_points <= 120:
+            seat = self.inject_rng.choice(WINDS)
+            late = PlayerLate(seat=seat, seconds=round(5 + self.inject_rng.random() * 50, 1))
+            self._pause_points += 10
+            self._mark(late, "lateness", ("WMC-13.4", seat))
+            yield self._emit(late)
+        yield from super()._hand()
+
+    # ---- the player on turn ------------------------------------------------------------------
+
+    def _turn(self, hand: HandState) -> list[Payload] | None:
+        seat = hand.turn
+        me = hand.seats[seat]
+        if seat in self._barred:
+            if me.penalty_live:
+                plan: list[Payload] = [Discard(seat=seat, tile=me.penalty_live[0], penalty=True)]
+            else:
+                tile = self.players[self.table.state.place_of(seat)].choose_discard(me.counts)
+                plan = [Discard(seat=seat, tile=tile)]
+        else:
+            found = super()._turn(hand)
+            if found is None:
+                return None
+            plan = found
+        if not self._roll():
+            return plan
+        last = plan[-1]
+        options: list[str] = []
+        if isinstance(last, Discard):
+            options += ["river_place", "tiles_exposed"]
+            if len(hand.discards) >= 4 and seat not in self._slow:
+                options.append("turn_overrun")
+        if isinstance(last, Kong) and hand.wall.live > 2:
+            options.append("early_replacement")
+            options.append(
+                "added_kong_unspoken" if last.kind is KongKind.ADDED else "concealed_kong_unspoken"
+            )
+        if not options:
+            return plan
+        kind = self._pick(options)
+        if kind == "river_place":
+            assert isinstance(last, Discard)
+            wrong = Discard(
+                seat=seat, tile=last.tile, penalty=last.penalty, index=len(me.river) + 1
+            )
+            self._mark(wrong, kind, ("WMC-4.6", seat))
+            return [*plan[:-1], wrong]
+        if kind == "turn_overrun":
+            self._slow.add(seat)
+            self._mark(last, kind, ("WMC-13.1", seat), delay=16 + self.inject_rng.random() * 20)
+            return plan
+        if kind == "tiles_exposed":
+            held = [t for t in range(NUM_KINDS) if me.counts[t]]
+            assert isinstance(last, Discard)
+            if last.penalty or len(held) < 2:
+                return plan
+            shown = next(t for t in held if t != last.tile)
+            exposed = TilesExposed(seat=seat, tiles=(shown,))
+            self._mark(exposed, kind, ("WMC-9.1", seat))
+            return [exposed, *plan]
+        assert isinstance(last, Kong)
+        if kind == "early_replacement":
+            wall = hand.wall
+            tile = wall.tiles[wall.next_tail_position()]
+            early = ReplacementDraw(seat=seat, tile=tile)
+            self._mark(early, kind, ("WMC-5.5", seat))
+            return [*plan[:-1], early, last]
+        rule = "WMC-5.5" if kind == "added_kong_unspoken" else "WMC-5.2"
+        self._mark(last, kind, (rule, seat))
+        return [p for p in plan if not isinstance(p, Call)]
+
+    def retarget(self, table_id: str, session_id: str) -> None:
+        """Write the log for another table and session id (before the first event)."""
+        self._table_id, self._session_id = table_id, session_id
+        self.table.state.table_id, self.table.state.session_id = table_id, session_id
+
+    # ---- a discard lies ----------------------------------------------------------------------
+
+    def _window(self, hand: HandState) -> list[Payload]:
+        plan = super()._window(hand)
+        if hand.last_discard is None or not self._roll():
+            return plan
+        discarder, tile = hand.last_discard
+        turn = hand.turn
+        last = plan[-1]
+        others = [w for w in WINDS if w is not discarder and w not in self._barred]
+        is_draw = isinstance(last, Draw)
+        options: list[str] = []
+        if isinstance(last, Pung | Chow | Kong):
+            options.append("unspoken_claim")
+        if is_draw and hand.wall.live > 20:
+            options += ["draw_out_of_turn", "discard_before_draw", "wrong_tile_drawn"]
+            options += ["empty_claim", "empty_win", "wall_flipped", "false_win", "pause"]
+            if not hand.riverbed:
+                options += ["chow_not_left", "out_of_priority"]
+        if not options:
+            return plan
+        kind = self._pick(options)
+        rng = self.inject_rng
+        if kind == "unspoken_claim":
+            assert isinstance(last, Pung | Chow | Kong)
+            self._mark(last, kind, ("WMC-5.2", last.seat))
+            return [p for p in plan if not (isinstance(p, Call) and p.seat is last.seat)]
+        if kind == "pause":
+            if self._pause_points > 130:
+                return plan
+            seat = rng.choice(WINDS)
+            back = PlayerBack(seat=seat)
+            self._pause_points += 10
+            self._mark(back, kind, ("WMC-13.4", seat), delay=31 + rng.random() * 25)
+            return [PlayerPaused(seat=seat), back, *plan]
+        if kind == "draw_out_of_turn":
+            cands = [w for w in others if w is not turn]
+            if not cands:
+                return plan
+            seat = rng.choice(cands)
+            wall = hand.wall
+            draw = Draw(seat=seat, tile=wall.tiles[wall.next_live_position()])
+            self._mark(draw, kind, ("WMC-4.2", seat), ("WMC-10.1", seat))
+            return [draw]
+        if kind == "discard_before_draw":
+            if turn in self._barred:
+                return plan
+            counts = hand.seats[turn].counts
+            pick = self.players[self.table.state.place_of(turn)].choose_discard(counts)
+            early = Discard(seat=turn, tile=pick)
+            self._mark(early, kind, ("WMC-4.3", turn), ("WMC-10.1", turn))
+            return [early]
+        if kind == "wrong_tile_drawn":
+            assert isinstance(last, Draw)
+            wall = hand.wall
+            here = wall.tiles[wall.next_live_position()]
+            later = wall.tiles[wall.order[wall.head + 5]]
+            if later == here:
+                return plan
+            wrong = Draw(seat=last.seat, tile=later)
+            self._mark(wrong, kind, ("WMC-4.9", last.seat))
+            return [wrong]
+        if kind == "wall_flipped":
+            assert isinstance(last, Draw)
+            wall = hand.wall
+            flip = WallFlipped(seat=last.seat, tile=wall.tiles[wall.next_live_position()])
+            self._mark(flip, kind, ("WMC-4.9", last.seat))
+            return [flip]
+        if kind in ("empty_claim", "empty_win"):
+            if not others:
+                return plan
+            seat = rng.choice(others)
+            word = CallKind.WIN if kind == "empty_win" else CallKind.PUNG
+            call = Call(seat=seat, call=word)
+            rule = "WMC-11.7" if kind == "empty_win" else "WMC-11.3"
+            self._mark(call, kind, (rule, seat))
+            return [call, *plan]
+        if kind == "false_win":
+            cands = [w for w in others if self._cannot_win(hand, w, tile)]
+            if not cands:
+                return plan
+            seat = rng.choice(cands)
+            win = WinDeclared(seat=seat)
+            self._mark(win, kind, ("WMC-11.6", seat))
+            return [Call(seat=seat, call=CallKind.WIN), win]
+        if kind == "chow_not_left":
+            for seat in others:
+                if claims.relative(seat, discarder) is Relative.LEFT:
+                    continue
+                runs = claims.chow_options(hand.seats[seat].counts, tile)
+                if runs:
+                    chow = Chow(seat=seat, tiles=rng.choice(runs))
+                    self._mark(chow, kind, ("WMC-5.4", seat))
+                    return [Call(seat=seat, call=CallKind.CHOW), chow]
+            return plan
+        # out_of_priority: a chow exposed while a legal pung call is pending (WMC-5.7)
+        left = WINDS[(discarder + 1) % 4]
+        runs = claims.chow_options(hand.seats[left].counts, tile)
+        punger = next(
+            (
+                w
+                for w in others
+                if w is not left and hand.seats[w].counts[tile] >= 2 and hand.wall.live > 0
+            ),
+            None,
+        )
+        if left in self._barred or not runs or punger is None:
+            return plan
+        chow = Chow(seat=left, tiles=rng.choice(runs))
+        self._mark(chow, kind, ("WMC-5.7", left))
+        return [
+            Call(seat=punger, call=CallKind.PUNG),
+            Call(seat=left, call=CallKind.CHOW),
+            chow,
+            Pung(seat=punger),
+        ]
+
+    def _cannot_win(self, hand: HandState, seat: Wind, tile: Tile) -> bool:
+        if hand.seats[seat].dead:
+            return False
+        result = self.table.check_win(seat, tile)
+        return result is None or not result.valid
