@@ -5,7 +5,10 @@ Simulates ``--hands`` hands (sessions of one half, 8 hands each) with irregulari
 ``RefereeTable`` and matches every alert against the ground truth the log carries. Targets
 (issue 4): recall 100% (every injected irregularity alerted with the right rule ID and seat) and
 precision 100% (no alert that no injection explains — a clean hand raises none). Prints the
-confusion table per rule; exits 1 when a target is missed.
+confusion table per rule and per injected kind (one kind may need several rules, e.g. a draw out
+of turn: WMC-4.2 and the long hand WMC-10.1; it counts as alerted when all of them are), and
+flags kinds injected fewer than ``MIN_PER_KIND`` times per 1,000 hands; exits 1 when a target is
+missed.
 """
 
 from __future__ import annotations
@@ -14,12 +17,15 @@ import argparse
 import itertools
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 
 from referee.duties import RefereeTable
 from referee.game.alerts import Alert
-from referee.game.inject import IrregularSimulator, Truth, truths
+from referee.game.inject import KINDS, IrregularSimulator, Truth, truths
 
 HANDS_PER_SESSION = 8
+MIN_PER_KIND = 20
+"""Per 1,000 hands: every kind injected at least this often (scaled with ``--hands``)."""
 
 
 def matches(alert: Alert, truth: Truth) -> bool:
@@ -30,12 +36,22 @@ def matches(alert: Alert, truth: Truth) -> bool:
     )
 
 
-def run(
-    hands: int, rate: float, seed: int
-) -> tuple[Counter[str], Counter[str], Counter[str], int, int, int]:
-    injected: Counter[str] = Counter()
-    found: Counter[str] = Counter()
-    false: Counter[str] = Counter()
+@dataclass(slots=True)
+class Tally:
+    injected: Counter[str] = field(default_factory=Counter)  # per rule
+    found: Counter[str] = field(default_factory=Counter)
+    false: Counter[str] = field(default_factory=Counter)
+    kind_injected: Counter[str] = field(default_factory=Counter)  # per injected kind
+    kind_found: Counter[str] = field(default_factory=Counter)
+    kind_rules: dict[str, set[str]] = field(default_factory=dict)
+    clean_hands: int = 0
+    clean_alerts: int = 0
+    sessions: int = 0
+
+
+def run(hands: int, rate: float, seed: int) -> Tally:
+    tally = Tally()
+    injected, found, false = tally.injected, tally.found, tally.false
     clean_hands = clean_alerts = sessions = 0
     done = 0
     while done < hands:
@@ -49,10 +65,17 @@ def run(
         for ev in events:
             alerts.extend(duty.apply(ev).alerts)
         truth = truths(events)
+        by_act: dict[tuple[int, str, str], list[bool]] = {}
         for t in truth:
             injected[t.rule] += 1
-            if any(matches(a, t) for a in alerts):
+            hit = any(matches(a, t) for a in alerts)
+            if hit:
                 found[t.rule] += 1
+            by_act.setdefault((t.seq, t.seat.name, t.kind), []).append(hit)
+            tally.kind_rules.setdefault(t.kind, set()).add(t.rule)
+        for (_seq, _seat, kind), hits in by_act.items():
+            tally.kind_injected[kind] += 1
+            tally.kind_found[kind] += all(hits)
         for a in alerts:
             if not any(matches(a, t) for t in truth):
                 false[a.rule] += 1
@@ -62,7 +85,12 @@ def run(
             if not any(lo <= t.seq < hi for t in truth):
                 clean_hands += 1
                 clean_alerts += sum(1 for a in alerts if lo <= a.seq < hi)
-    return injected, found, false, clean_hands, clean_alerts, sessions
+    tally.clean_hands, tally.clean_alerts, tally.sessions = clean_hands, clean_alerts, sessions
+    return tally
+
+
+def _rule_key(rule: str) -> list[int]:
+    return [int(x) for x in rule[4:].split(".")]
 
 
 def main() -> int:
@@ -72,9 +100,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     t0 = time.process_time()
-    injected, found, false, clean, clean_alerts, sessions = run(args.hands, args.rate, args.seed)
+    tally = run(args.hands, args.rate, args.seed)
+    injected, found, false = tally.injected, tally.found, tally.false
+    clean, clean_alerts, sessions = tally.clean_hands, tally.clean_alerts, tally.sessions
     cpu = time.process_time() - t0
-    rules = sorted(set(injected) | set(false), key=lambda r: [int(x) for x in r[4:].split(".")])
+    rules = sorted(set(injected) | set(false), key=_rule_key)
     print(f"{args.hands} hands in {sessions} sessions, rate {args.rate}, {cpu:.1f} s CPU")
     print(f"{'rule':<10} {'injected':>9} {'alerted':>8} {'missed':>7} {'false':>6}")
     for r in rules:
@@ -86,6 +116,22 @@ def main() -> int:
     print(f"{'total':<10} {total:>9} {hit:>8} {total - hit:>7} {fp:>6}")
     print(f"recall {recall:.2%}  precision {precision:.2%}")
     print(f"clean hands {clean}, alerts on them {clean_alerts}")
+    print()
+    floor = MIN_PER_KIND * args.hands / 1000
+    print(f"{'kind':<26} {'rules':<22} {'injected':>8} {'alerted':>8} {'missed':>7}")
+    rare: list[str] = []
+    for kind in KINDS:
+        n, ok = tally.kind_injected[kind], tally.kind_found[kind]
+        cited = " ".join(sorted(tally.kind_rules.get(kind, ()), key=_rule_key))
+        flag = ""
+        if args.rate > 0 and n < floor:
+            flag = f"  < {floor:g}"
+            rare.append(kind)
+        print(f"{kind:<26} {cited:<22} {n:>8} {ok:>8} {n - ok:>7}{flag}")
+    acts, acts_ok = sum(tally.kind_injected.values()), sum(tally.kind_found.values())
+    print(f"{'total':<26} {'':<22} {acts:>8} {acts_ok:>8} {acts - acts_ok:>7}")
+    if rare:
+        print(f"injected fewer than {floor:g} times: {', '.join(rare)}")
     return 0 if hit == total and fp == 0 and clean_alerts == 0 else 1
 
 

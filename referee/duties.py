@@ -25,6 +25,7 @@ from referee.events import (
     Event,
     Kong,
     KongKind,
+    MeldCorrected,
     PenaltyDecision,
     PenaltyProposed,
     PlayerBack,
@@ -38,7 +39,7 @@ from referee.events import (
     WinDeclared,
 )
 from referee.game.alerts import Alert, Severity
-from referee.game.state import TableState
+from referee.game.state import Phase, TableState
 from referee.game.table import Derived, Scorer, Step, Table
 from referee.hands import Wind
 from referee.penalties import (
@@ -170,8 +171,11 @@ class RefereeTable:
         elif (kind in ("chow", "pung") and isinstance(p, Chow | Pung)) or (
             isinstance(p, Kong) and p.kind is KongKind.EXPOSED
         ):
-            if not any(a.rule == "WMC-5.4" for a in step.alerts):  # a void chow is no claim
-                out = c.claim(p.seat)
+            out = c.claim(p.seat)  # a wrong meld too: it stands until corrected (WMC-11.1)
+        elif kind == "meld_corrected" and isinstance(p, MeldCorrected):
+            hand = self.state.hand
+            if hand is not None and hand.phase is Phase.WINDOW:
+                out = c.claim(hand.turn)  # a withdrawn claim: the turn is the next player's again
         elif kind == "replacement_draw" and isinstance(p, ReplacementDraw):
             out = c.replacement_draw(p.seat, ts)
         elif kind == "draw" and isinstance(p, Draw):

@@ -208,10 +208,13 @@ class Chow(Payload):
 
 
 class Pung(Payload):
-    """Pung of the last discard (WMC-5.3)."""
+    """Pung of the last discard (WMC-5.3). ``tiles``: the set as exposed, including the discard,
+    when seen — tiles that are no pung make a wrong meld (WMC-11.1 / 11.5); omitted, the pung is
+    the discard and a pair from the hand."""
 
     TYPE: ClassVar[str] = "pung"
     seat: SeatField
+    tiles: TilesField | None = None
 
 
 class KongKind(StrEnum):
@@ -227,6 +230,17 @@ class Kong(Payload):
     seat: SeatField
     kind: KongKind
     tile: TileField
+    tiles: TilesField | None = None  # the four tiles as shown (exposed / concealed), when seen
+
+
+class MeldCorrected(Payload):
+    """A wrong meld put right before play moved on (WMC-11.1): ``tiles`` is the set as corrected
+    (including the claimed discard); omitted, the claim (or concealed kong) is withdrawn. Either
+    way the wrongly exposed hand tiles become live penalty tiles."""
+
+    TYPE: ClassVar[str] = "meld_corrected"
+    seat: SeatField
+    tiles: TilesField | None = None
 
 
 class WinDeclared(Payload):
@@ -480,6 +494,7 @@ PAYLOADS: dict[str, type[Payload]] = {
         Chow,
         Pung,
         Kong,
+        MeldCorrected,
         WinDeclared,
         HandRevealed,
         ExhaustiveDraw,
@@ -573,6 +588,7 @@ ENGINE_TYPES = frozenset(
         "hand_ended",
         "round_ended",
         "half_ended",
+        "restriction_lifted",
         "alert",
         "proposal",
         "clock",

@@ -8,20 +8,16 @@ so a referee's decision event can name the proposal it rules on, and replay re-d
 from __future__ import annotations
 
 from referee.clocks import ClockProposal, Kind
-from referee.game.alerts import Alert, Severity
-from referee.hands import Wind
+from referee.game.alerts import Alert, Severity, proposal_id
 from referee.penalties import PenaltyKind, Proposal
 
 UNSPOKEN_REPEAT_POINTS = 10
 """WMC-5.2: repeated unspoken claims get a point penalty; the rules fix no amount, so the
 proposal says 10 and the referee changes it if the event rules otherwise."""
 
+__all__ = ["UNSPOKEN_REPEAT_POINTS", "from_alert", "from_clock", "proposal_id"]
+
 _CLOCK_KINDS = {Kind.FORFEIT: PenaltyKind.FORFEIT, Kind.ABSENT: PenaltyKind.FORFEIT}
-
-
-def proposal_id(rule: str, seq: int, seat: Wind, tag: str = "") -> str:
-    """``RULE@SEQ:SEAT`` (plus ``:tag`` when one event gives several of a rule to one seat)."""
-    return f"{rule}@{seq}:{seat.name}" + (f":{tag}" if tag else "")
 
 
 def from_alert(alert: Alert, hand: int, ts: float, unspoken_before: int) -> Proposal | None:

@@ -15,6 +15,7 @@ from typing import Any
 from referee.game.state import HandResult
 from referee.hands import Wind
 from referee.penalties import PenaltyLedger
+from referee.scoring.result import PatternScore
 from referee.tiles import tile_name
 
 HANDS_PER_CARD = 8  # two rounds of four hands (WMC-8.1)
@@ -35,7 +36,7 @@ class Row:
     discarder: str | None  # None with a winner: self-drawn
     win_tile: str | None
     value: int
-    patterns: tuple[tuple[str, int, int], ...]
+    patterns: tuple[PatternScore, ...]
     payments: dict[str, int]
     penalties: dict[str, int]
     penalty_rules: tuple[str, ...]
@@ -95,7 +96,7 @@ class ScoreCard:
                     "self_drawn": r.winner is not None and r.discarder is None,
                     "win_tile": r.win_tile,
                     "value": r.value,
-                    "patterns": [{"name": n, "points": p, "count": c} for n, p, c in r.patterns],
+                    "patterns": [p.to_json() for p in r.patterns],
                     "payments": r.payments,
                     "penalties": r.penalties,
                     "penalty_rules": list(r.penalty_rules),
@@ -216,7 +217,12 @@ def render_html(card: ScoreCard) -> str:
             outcome = e(r.winner)
             value = f"{r.value}"
             by = "self-drawn 自摸" if r.discarder is None else f"from {e(r.discarder)}"
-            pats = e(", ".join(f"{n} {p}" + (f"×{c}" if c > 1 else "") for n, p, c in r.patterns))
+            pats = e(
+                ", ".join(
+                    f"{p.id} {p.name} {p.points}" + (f"×{p.count}" if p.count > 1 else "")
+                    for p in r.patterns
+                )
+            )
             outcome += f"<br><small>{by} · {e(r.win_tile or '')}</small>"
         cells = []
         for p in card.players:

@@ -162,7 +162,7 @@ def _print_text(data: dict[str, Any]) -> None:
             continue
         how = "self-drawn" if h["win_by"] == "self" else f"on {h['discarder']}'s discard"
         pats = ", ".join(
-            f"{p['name']} {p['points']}" + (f"×{p['count']}" if p["count"] > 1 else "")
+            f"{p['id']} {p['name']} {p['points']}" + (f"×{p['count']}" if p["count"] > 1 else "")
             for p in h["patterns"]
         )
         pay = " ".join(f"{k} {v:+d}" for k, v in h["payments"].items())

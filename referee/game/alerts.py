@@ -9,6 +9,13 @@ from typing import Any
 from referee.hands import Wind
 
 
+def proposal_id(rule: str, seq: int, seat: Wind, tag: str = "") -> str:
+    """``RULE@SEQ:SEAT`` (plus ``:tag`` when one event gives several of a rule to one seat): the
+    stable id of the proposal an alert gives — and of the restriction the engine applied with
+    it, which a referee's dismissal lifts (EVENTS.md)."""
+    return f"{rule}@{seq}:{seat.name}" + (f":{tag}" if tag else "")
+
+
 class Severity(StrEnum):
     INFO = "info"
     WARNING = "warning"

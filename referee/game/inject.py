@@ -23,6 +23,7 @@ from referee.events import (
     Event,
     Kong,
     KongKind,
+    MeldCorrected,
     Payload,
     PlayerBack,
     PlayerLate,
@@ -50,7 +51,11 @@ KINDS = (
     "empty_claim",  # WMC-11.3
     "empty_win",  # WMC-11.7
     "false_win",  # WMC-11.6
-    "chow_not_left",  # WMC-5.4 (+ 11.1 penalty tiles)
+    "chow_not_left",  # WMC-5.4, withdrawn at once: WMC-11.1 penalty tiles
+    "chow_not_left_stands",  # WMC-5.4, not corrected: WMC-11.5 no win
+    "wrong_meld",  # WMC-11.1 at the exposure, WMC-11.5 once play moves on
+    "wrong_meld_corrected",  # WMC-11.1: corrected at once, the wrong tile a penalty tile
+    "claim_changed",  # WMC-11.2
     "out_of_priority",  # WMC-5.7
     "river_place",  # WMC-4.6
     "wrong_tile_drawn",  # WMC-4.9
@@ -63,6 +68,21 @@ KINDS = (
     "pause",  # WMC-13.4
     "lateness",  # WMC-13.4
 )
+
+
+KONG_BOOST = 25
+"""Own-turn kongs are rare (about 0.3 a hand), so a kong turn injects at ``rate * KONG_BOOST``
+(at most 1) — enough WMC-5.5 / 5.2 kong kinds in 1,000 hands to measure."""
+PRIORITY_BOOST = 5
+"""A chow exposed over a pending pung (WMC-5.7) fits few moments (the left player can chow, another
+holds a pair): each such moment injects it at ``rate * PRIORITY_BOOST``."""
+WEIGHTS = {
+    "chow_not_left": 2,
+    "chow_not_left_stands": 2,
+    "concealed_kong_unspoken": 2,
+}
+"""Choice weights of the kinds that fit a moment (default 1): rare kinds are offered only when
+they are feasible, and weighted up so that 1,000 hands hold at least 20 of each."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +153,20 @@ class IrregularSimulator(Simulator):
             }
         return ev
 
-    def _roll(self) -> bool:
-        return self.inject_rng.random() < self.rate
+    def _roll(self, boost: float = 1.0) -> bool:
+        return self.inject_rng.random() < self.rate * boost
 
     def _pick(self, options: list[str]) -> str:
-        return self.inject_rng.choice(options)
+        weights = [WEIGHTS.get(k, 1) for k in options]
+        return self.inject_rng.choices(options, weights)[0]
+
+    def _wrong_tile(self, counts: list[int], keep: list[Tile], avoid: Tile) -> Tile | None:
+        """A concealed tile other than ``avoid`` still held after ``keep`` (a wrong grab)."""
+        left = list(counts[:NUM_KINDS])
+        for t in keep:
+            left[t] -= 1
+        cands = [t for t in range(NUM_KINDS) if left[t] > 0 and t != avoid]
+        return self.inject_rng.choice(cands) if cands else None
 
     # ---- hand start: lateness (WMC-13.4) -----------------------------------------------------
 
@@ -170,9 +199,9 @@ class IrregularSimulator(Simulator):
             if found is None:
                 return None
             plan = found
-        if not self._roll():
-            return plan
         last = plan[-1]
+        if not self._roll(KONG_BOOST if isinstance(last, Kong) else 1.0):
+            return plan
         options: list[str] = []
         if isinstance(last, Discard):
             options += ["river_place", "tiles_exposed"]
@@ -180,9 +209,10 @@ class IrregularSimulator(Simulator):
                 options.append("turn_overrun")
         if isinstance(last, Kong) and hand.wall.live > 2:
             options.append("early_replacement")
-            options.append(
-                "added_kong_unspoken" if last.kind is KongKind.ADDED else "concealed_kong_unspoken"
-            )
+            if last.kind is KongKind.ADDED:
+                options.append("added_kong_unspoken")
+            else:
+                options += ["concealed_kong_unspoken", "wrong_meld"]
         if not options:
             return plan
         kind = self._pick(options)
@@ -207,6 +237,15 @@ class IrregularSimulator(Simulator):
             self._mark(exposed, kind, ("WMC-9.1", seat))
             return [exposed, *plan]
         assert isinstance(last, Kong)
+        if kind == "wrong_meld":  # a concealed kong shown with a wrong fourth tile
+            x = self._wrong_tile(me.counts, [last.tile] * 4, last.tile)
+            if x is None:
+                return plan
+            wrong_kong = Kong(
+                seat=seat, kind=last.kind, tile=last.tile, tiles=(last.tile,) * 3 + (x,)
+            )
+            self._mark(wrong_kong, kind, ("WMC-11.1", seat), ("WMC-11.5", seat))
+            return [*plan[:-1], wrong_kong]
         if kind == "early_replacement":
             wall = hand.wall
             tile = wall.tiles[wall.next_tail_position()]
@@ -226,21 +265,45 @@ class IrregularSimulator(Simulator):
 
     def _window(self, hand: HandState) -> list[Payload]:
         plan = super()._window(hand)
-        if hand.last_discard is None or not self._roll():
+        if hand.last_discard is None:
             return plan
         discarder, tile = hand.last_discard
-        turn = hand.turn
         last = plan[-1]
-        others = [w for w in WINDS if w is not discarder and w not in self._barred]
         is_draw = isinstance(last, Draw)
+        if (
+            not hand.riverbed
+            and hand.wall.live > 0
+            and (is_draw or isinstance(last, Pung))
+            and self._roll(PRIORITY_BOOST)
+        ):
+            others = [w for w in WINDS if w is not discarder and w not in self._barred]
+            priority = self._out_of_priority(hand, others, discarder, tile)
+            if priority is not None:
+                # out_of_priority: a chow exposed while a legal pung call is pending (WMC-5.7)
+                left, run, punger = priority
+                chow = Chow(seat=left, tiles=run)
+                self._mark(chow, "out_of_priority", ("WMC-5.7", left))
+                return [
+                    Call(seat=punger, call=CallKind.PUNG),
+                    Call(seat=left, call=CallKind.CHOW),
+                    chow,
+                    Pung(seat=punger),
+                ]
+        if not self._roll():
+            return plan
+        turn = hand.turn
+        others = [w for w in WINDS if w is not discarder and w not in self._barred]
         options: list[str] = []
         if isinstance(last, Pung | Chow | Kong):
-            options.append("unspoken_claim")
+            options += ["unspoken_claim", "wrong_meld", "wrong_meld_corrected", "claim_changed"]
+        non_left: tuple[Wind, tuple[Tile, Tile, Tile]] | None = None
         if is_draw and hand.wall.live > 20:
             options += ["draw_out_of_turn", "discard_before_draw", "wrong_tile_drawn"]
             options += ["empty_claim", "empty_win", "wall_flipped", "false_win", "pause"]
             if not hand.riverbed:
-                options += ["chow_not_left", "out_of_priority"]
+                non_left = self._non_left_chow(hand, others, discarder, tile)
+                if non_left is not None:
+                    options += ["chow_not_left", "chow_not_left_stands"]
         if not options:
             return plan
         kind = self._pick(options)
@@ -249,6 +312,15 @@ class IrregularSimulator(Simulator):
             assert isinstance(last, Pung | Chow | Kong)
             self._mark(last, kind, ("WMC-5.2", last.seat))
             return [p for p in plan if not (isinstance(p, Call) and p.seat is last.seat)]
+        if kind in ("wrong_meld", "wrong_meld_corrected"):
+            assert isinstance(last, Pung | Chow | Kong)
+            return self._wrong_claim(hand, plan, last, tile, kind)
+        if kind == "claim_changed":
+            assert isinstance(last, Pung | Chow | Kong)
+            said = next(p for p in plan if isinstance(p, Call) and p.seat is last.seat)
+            word = rng.choice([c for c in CallKind if c is not said.call])
+            self._mark(said, kind, ("WMC-11.2", last.seat))
+            return [Call(seat=last.seat, call=word), *plan]
         if kind == "pause":
             if self._pause_points > 130:
                 return plan
@@ -307,37 +379,76 @@ class IrregularSimulator(Simulator):
             win = WinDeclared(seat=seat)
             self._mark(win, kind, ("WMC-11.6", seat))
             return [Call(seat=seat, call=CallKind.WIN), win]
-        if kind == "chow_not_left":
-            for seat in others:
-                if claims.relative(seat, discarder) is Relative.LEFT:
-                    continue
-                runs = claims.chow_options(hand.seats[seat].counts, tile)
-                if runs:
-                    chow = Chow(seat=seat, tiles=rng.choice(runs))
-                    self._mark(chow, kind, ("WMC-5.4", seat))
-                    return [Call(seat=seat, call=CallKind.CHOW), chow]
-            return plan
-        # out_of_priority: a chow exposed while a legal pung call is pending (WMC-5.7)
+        # chow_not_left / chow_not_left_stands
+        assert non_left is not None
+        seat, run = non_left
+        chow = Chow(seat=seat, tiles=run)
+        if kind == "chow_not_left":  # withdrawn at once: WMC-11.1
+            self._mark(chow, kind, ("WMC-5.4", seat), ("WMC-11.1", seat))
+            return [Call(seat=seat, call=CallKind.CHOW), chow, MeldCorrected(seat=seat)]
+        self._mark(chow, kind, ("WMC-5.4", seat), ("WMC-11.5", seat))
+        return [Call(seat=seat, call=CallKind.CHOW), chow]
+
+    def _non_left_chow(
+        self, hand: HandState, others: list[Wind], discarder: Wind, tile: Tile
+    ) -> tuple[Wind, tuple[Tile, Tile, Tile]] | None:
+        """A seat that is not the discarder's next player and could make a run (WMC-5.4)."""
+        for seat in others:
+            if claims.relative(seat, discarder) is Relative.LEFT:
+                continue
+            runs = claims.chow_options(hand.seats[seat].counts, tile)
+            if runs:
+                return seat, self.inject_rng.choice(runs)
+        return None
+
+    def _out_of_priority(
+        self, hand: HandState, others: list[Wind], discarder: Wind, tile: Tile
+    ) -> tuple[Wind, tuple[Tile, Tile, Tile], Wind] | None:
+        """(left player, his run, a seat holding a pair): a chow exposed over a pung (5.7)."""
         left = WINDS[(discarder + 1) % 4]
+        if left in self._barred or hand.wall.live <= 0:
+            return None
         runs = claims.chow_options(hand.seats[left].counts, tile)
+        if not runs:
+            return None
         punger = next(
-            (
-                w
-                for w in others
-                if w is not left and hand.seats[w].counts[tile] >= 2 and hand.wall.live > 0
-            ),
-            None,
+            (w for w in others if w is not left and hand.seats[w].counts[tile] >= 2), None
         )
-        if left in self._barred or not runs or punger is None:
+        if punger is None:
+            return None
+        return left, self.inject_rng.choice(runs), punger
+
+    def _wrong_claim(
+        self, hand: HandState, plan: list[Payload], last: Pung | Chow | Kong, tile: Tile, kind: str
+    ) -> list[Payload]:
+        """The claim exposed with one wrong hand tile: left standing (WMC-11.5 once play moves
+        on) or corrected at once to the set intended (WMC-11.1)."""
+        seat = last.seat
+        counts = hand.seats[seat].counts
+        if isinstance(last, Chow):
+            right = tuple(sorted(last.tiles))
+        else:
+            right = (tile,) * (4 if isinstance(last, Kong) else 3)
+        held = list(right)
+        held.remove(tile)
+        x = self._wrong_tile(counts, held, held[-1])
+        if x is None:
             return plan
-        chow = Chow(seat=left, tiles=rng.choice(runs))
-        self._mark(chow, kind, ("WMC-5.7", left))
-        return [
-            Call(seat=punger, call=CallKind.PUNG),
-            Call(seat=left, call=CallKind.CHOW),
-            chow,
-            Pung(seat=punger),
-        ]
+        shown = tuple(sorted([tile, *held[:-1], x]))
+        if isinstance(last, Chow):
+            if shown in claims.chow_options(counts, tile) or tile not in shown:
+                return plan  # happens to be another run: no wrong meld
+            wrong: Payload = Chow(seat=seat, tiles=shown)
+        elif isinstance(last, Pung):
+            wrong = Pung(seat=seat, tiles=shown)
+        else:
+            wrong = Kong(seat=seat, kind=last.kind, tile=tile, tiles=shown)
+        out = [*plan[:-1], wrong]
+        if kind == "wrong_meld":
+            self._mark(wrong, kind, ("WMC-11.1", seat), ("WMC-11.5", seat))
+            return out
+        self._mark(wrong, kind, ("WMC-11.1", seat))
+        return [*out, MeldCorrected(seat=seat, tiles=right)]
 
     def _cannot_win(self, hand: HandState, seat: Wind, tile: Tile) -> bool:
         if hand.seats[seat].dead:

@@ -3,6 +3,7 @@
 ``Script().start(E="…", S="…", W="…", N="…")`` opens a session with the given dealt hands (an
 unseen wall, WMC-3.4); then ``s.do("S draw 5p")``, ``s.do("W call pung")``, ``s.do("W pung")``,
 ``s.do("N chow 345m")``, ``s.do("E kong concealed 7s")``, ``s.do("E win")``,
+``s.do("N pung 556p")`` (tiles as exposed: a wrong meld), ``s.do("N correct 555p")``,
 ``s.do("exhaustive_draw")``. Each line becomes one event (seq and ts counted up) applied to the
 engine; the :class:`~referee.game.table.Step` comes back.
 """
@@ -25,6 +26,7 @@ from referee.events import (
     HandRevealed,
     Kong,
     KongKind,
+    MeldCorrected,
     Payload,
     Pung,
     ReplacementDraw,
@@ -101,10 +103,13 @@ def parse_action(line: str) -> Payload:
         return Call(seat=seat, call=CallKind(args[0]))
     if action == "chow":
         return Chow(seat=seat, tiles=tuple(parse_tiles(args[0])))
-    if action == "pung":
-        return Pung(**fields)
-    if action == "kong":
-        return Kong(seat=seat, kind=KongKind(args[0]), tile=parse_tile(args[1]))
+    if action == "pung":  # "N pung" or, as exposed, "N pung 556p"
+        return Pung(seat=seat, tiles=tuple(parse_tiles(args[0])) if args else None)
+    if action == "kong":  # "E kong concealed 1m" or, as shown, "E kong concealed 1m 1112m"
+        shown = tuple(parse_tiles(args[2])) if len(args) > 2 else None
+        return Kong(seat=seat, kind=KongKind(args[0]), tile=parse_tile(args[1]), tiles=shown)
+    if action == "correct":  # WMC-11.1: "N correct 555p" (to a legal set) or "N correct"
+        return MeldCorrected(seat=seat, tiles=tuple(parse_tiles(args[0])) if args else None)
     if action == "win":
         return WinDeclared(**fields)
     if action == "reveal":

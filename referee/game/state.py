@@ -16,6 +16,8 @@ from referee.game.alerts import Alert
 from referee.game.profile import Profile
 from referee.game.wall import Wall
 from referee.hands import Meld, WinBy, Wind
+from referee.penalties import PenaltyLedger
+from referee.scoring.result import PatternScore
 from referee.tiles import NUM_FLOWERS, NUM_KINDS, Tile, format_tiles, tile_name
 
 COUNTS = NUM_KINDS + NUM_FLOWERS
@@ -43,7 +45,17 @@ class TurnStart(IntEnum):
 class SeatState:
     """One player's tiles in the current hand; ``counts`` are the concealed tiles by kind."""
 
-    __slots__ = ("counts", "dead", "flowers", "melds", "penalty_dead", "penalty_live", "river")
+    __slots__ = (
+        "bars",
+        "counts",
+        "dead",
+        "flowers",
+        "melds",
+        "penalty_dead",
+        "penalty_live",
+        "river",
+        "wrong_melds",
+    )
 
     def __init__(self) -> None:
         self.counts: list[int] = [0] * COUNTS
@@ -53,6 +65,26 @@ class SeatState:
         self.penalty_live: list[Tile] = []  # WMC-9.1: face up, still discardable (9.2)
         self.penalty_dead: list[Tile] = []  # WMC-9.2: never to be discarded
         self.dead = ""  # WMC-10.2: "long" (no win, claim, kong) or "short" (no win)
+        # What made it dead: restriction id (= the proposal id, RULE@SEQ:SEAT) → "long"/"short";
+        # ``dead`` is the heaviest of them, and a referee's dismissal lifts one (EVENTS.md).
+        self.bars: dict[str, str] = {}
+        # WMC-11.5: exposed sets that are no legal set (claim kind, tiles as shown), kept apart
+        # from ``melds`` (which hold legal sets only); each counts 3 like a meld (WMC-10.1).
+        self.wrong_melds: list[tuple[str, tuple[Tile, ...]]] = []
+
+    def restrict(self, bar: str, level: str) -> None:
+        self.bars[bar] = level
+        self._recompute()
+
+    def lift(self, bar: str) -> bool:
+        if self.bars.pop(bar, None) is None:
+            return False
+        self._recompute()
+        return True
+
+    def _recompute(self) -> None:
+        levels = set(self.bars.values())
+        self.dead = "long" if "long" in levels else ("short" if levels else "")
 
     @property
     def penalty(self) -> list[Tile]:
@@ -67,7 +99,7 @@ class SeatState:
         """WMC-10.1 count: concealed tiles + 3 per meld (a kong counts as 3), flowers aside."""
         return (
             sum(self.counts[:NUM_KINDS])
-            + 3 * len(self.melds)
+            + 3 * (len(self.melds) + len(self.wrong_melds))
             + len(self.penalty_live)
             + len(self.penalty_dead)
         )
@@ -90,8 +122,13 @@ class SeatState:
         if self.penalty_live or self.penalty_dead:
             out["penalty_live"] = format_tiles(self.penalty_live)
             out["penalty_dead"] = format_tiles(self.penalty_dead)
+        if self.wrong_melds:
+            out["wrong_melds"] = [
+                {"kind": kind, "tiles": format_tiles(tiles)} for kind, tiles in self.wrong_melds
+            ]
         if self.dead:
             out["dead"] = self.dead
+            out["bars"] = dict(sorted(self.bars.items()))
         return out
 
 
@@ -107,7 +144,7 @@ class HandResult:
     discarder: Wind | None = None
     win_tile: Tile | None = None
     value: int = 0
-    patterns: tuple[tuple[str, int, int], ...] = ()  # (name, points, count)
+    patterns: tuple[PatternScore, ...] = ()  # each cites its pattern ID (SCORING x.y / MCR-n)
     deltas: dict[Wind, int] = field(default_factory=dict)
     liable: Wind | None = None
     rule: str = ""
@@ -131,7 +168,7 @@ class HandResult:
             discarder=self.discarder.name if self.discarder is not None else None,
             win_tile=tile_name(self.win_tile) if self.win_tile is not None else None,
             value=self.value,
-            patterns=[{"name": n, "points": p, "count": c} for n, p, c in self.patterns],
+            patterns=[p.to_json() for p in self.patterns],
             payments={w.name: d for w, d in sorted(self.deltas.items())},
             by_player={self.players[w]: d for w, d in sorted(self.deltas.items())},
             liable=self.liable.name if self.liable is not None else None,
@@ -141,12 +178,29 @@ class HandResult:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class WrongMeld:
+    """An exposed set that is no legal set, or a claim that was not legal (WMC-11.1, 11.5),
+    until it is corrected at once or play moves on. ``claimed``: (discarder, tile) of a claim,
+    None for a concealed kong; ``index`` into the seat's ``wrong_melds``; ``after``: how the
+    turn had started, restored when a concealed kong is withdrawn."""
+
+    seat: Wind
+    seq: int
+    kind: str  # "chow", "pung", "kong"
+    index: int
+    claimed: tuple[Wind, Tile] | None
+    after: TurnStart
+    rule: str  # the rule of the alert at exposure: WMC-11.1 (no set) or WMC-5.4 (not left)
+
+
 class HandState:
     """One hand: the wall, four seats and whose turn it is."""
 
     __slots__ = (
         "after",
         "after_kong",
+        "bar_ledger",
         "call_seq",
         "calls",
         "claims_made",
@@ -169,6 +223,7 @@ class HandState:
         "turn",
         "unmerged",
         "wall",
+        "wrong_meld",
     )
 
     def __init__(self, number: int, dealer_place: int, wall: Wall) -> None:
@@ -196,11 +251,16 @@ class HandState:
         self.resume: tuple[Wind, TurnStart] | None = None  # turn to resume after a flower
         self.drawn: Tile | None = None  # the tile that made 14 (self-drawn win tile)
         self.after_kong = False  # the 14th tile was a kong replacement (WMC-7.2)
+        self.wrong_meld: WrongMeld | None = None  # exposed, not yet final (WMC-11.1 / 11.5)
+        # The restrictions applied this hand as proposals, so that a referee's decision on one
+        # is checked exactly as the duties' ledger checks it (referee.penalties).
+        self.bar_ledger = PenaltyLedger()
 
     def tiles_accounted(self) -> int:
         """Tiles standing + in hands, melds, flowers and rivers: always the whole set."""
         total = self.wall.remaining
         for s in self.seats:
+            total += sum(len(tiles) for _kind, tiles in s.wrong_melds)
             total += sum(s.counts) + len(s.flowers) + len(s.river)
             total += len(s.penalty_live) + len(s.penalty_dead)
             total += sum(len(m.tiles) for m in s.melds)
@@ -241,6 +301,7 @@ class TableState:
 
     __slots__ = (
         "alerts",
+        "claim_changes",
         "dealer_place",
         "follow_suit",
         "hand",
@@ -271,6 +332,7 @@ class TableState:
         self.alerts: list[Alert] = []
         self.last_seq = -1
         self.out_seq = 0  # the next engine output's seq (Step.outputs, EVENTS.md)
+        self.claim_changes: dict[str, int] = {}  # WMC-11.2 count per player this session
 
     def place_of(self, seat: Wind) -> int:
         """Venue place of a seat wind in the current hand (WMC-2.4)."""
@@ -303,4 +365,5 @@ class TableState:
             "alerts": [a.to_json() for a in self.alerts],
             "last_seq": self.last_seq,
             "out_seq": self.out_seq,
+            **({"claim_changes": dict(self.claim_changes)} if self.claim_changes else {}),
         }

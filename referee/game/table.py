@@ -30,7 +30,9 @@ from referee.events import (
     Kong,
     KongKind,
     MachineEvent,
+    MeldCorrected,
     Payload,
+    PenaltyDecision,
     PenaltyTilesReturned,
     Pung,
     ReplacementDraw,
@@ -42,18 +44,34 @@ from referee.events import (
     WinDeclared,
 )
 from referee.game import claims, shapes
-from referee.game.alerts import Alert, Severity
+from referee.game.alerts import Alert, Severity, proposal_id
 from referee.game.claims import NEXT, WINDS
 from referee.game.profile import Profile, profile
-from referee.game.state import HandResult, HandState, Phase, SeatState, TableState, TurnStart
+from referee.game.state import (
+    HandResult,
+    HandState,
+    Phase,
+    SeatState,
+    TableState,
+    TurnStart,
+    WrongMeld,
+)
 from referee.game.wall import UNKNOWN, Wall, counted_seat
 from referee.hands import Flag, HandError, Meld, MeldKind, Relative, WinBy, Wind, WinningHand
+from referee.penalties import Decision, LedgerError, PenaltyKind, Proposal, Status, Verdict
 from referee.scoring import score
 from referee.scoring.payments import settle
 from referee.scoring.result import ScoreResult
 from referee.tiles import NUM_KINDS, Tile, format_tiles, is_flower, tile_name
 
 Scorer = Callable[[WinningHand, str], ScoreResult]
+
+CLAIM_CHANGE_REPEAT = 3
+"""WMC-11.2: changing a called claim before exposing is no penalty "unless too frequent"; from a
+player's third change in the session the alert is a warning with a point-penalty proposal."""
+CLAIM_CHANGE_POINTS = 10
+"""The rules fix no amount for a too-frequent change (WMC-11.2): proposed as 10, like a repeated
+unspoken claim (WMC-5.2), for the referee to change."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,9 +172,12 @@ class Table:
             "penalty_tiles_returned": self._penalty_returned,
             "wall_flipped": self._wall_flipped,
             "dead_hand": self._dead_hand,
+            "meld_corrected": self._meld_corrected,
         }
         for type_ in REFEREE_TYPES:
             self._handlers[type_] = _ignore
+        # A referee's dismissal (or revocation) of a restriction the engine applied lifts it.
+        self._handlers["penalty_decision"] = self._decision
 
     # ---- entry point -------------------------------------------------------------------------
 
@@ -465,6 +486,7 @@ class Table:
         if hand.calls and p.merged:
             self._lapse_calls(hand)
         tile = self._take_tile(wall, wall.head, p.tile, seat)
+        self._moved_on(hand)  # WMC-11.5: the next player drew
         wall.head += 1
         hand.seats[seat].counts[tile] += 1
         hand.drawn = tile
@@ -491,6 +513,7 @@ class Table:
         if wall.live <= 0:
             raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
         tile = self._take_tile(wall, wall.head, p.tile, seat)
+        self._moved_on(hand)
         wall.head += 1
         hand.seats[seat].counts[tile] += 1
         if hand.calls.pop(seat, None) is not None:
@@ -534,24 +557,25 @@ class Table:
         """WMC-10.1: 13 tiles off turn, 14 before one's discard (a kong counts 3); a wrong count
         is a dead hand for the rest of the hand (10.2)."""
         me = hand.seats[seat]
-        if me.dead:
-            return
         want = 14 if hand.phase is Phase.DISCARD and seat is hand.turn else 13
         size = me.size
         if size == want:
             return
-        me.dead = "long" if size > want else "short"
+        level = "long" if size > want else "short"
+        if me.dead in ("long", level):
+            return  # already dead at least as heavily (a short hand may still turn long)
+        self._bar(hand, seat, "WMC-10.1", level)
         self._finding(
             "WMC-10.1",
-            f"{seat.name} holds {size} tiles where {want} are due: a {me.dead} hand "
+            f"{seat.name} holds {size} tiles where {want} are due: a {level} hand "
             + (
                 "(no win, claim or kong this hand, WMC-10.2)"
-                if me.dead == "long"
+                if level == "long"
                 else "(no win this hand, WMC-10.2)"
             ),
             seat,
             severity=Severity.CRITICAL,
-            penalty="no_claims" if me.dead == "long" else "no_win",
+            penalty="no_claims" if level == "long" else "no_win",
         )
 
     def _replacement(self, p: ReplacementDraw) -> None:
@@ -568,6 +592,7 @@ class Table:
             raise Rejected("WMC-5.5", "a replacement draw only follows one's own kong", p.seat)
         wall = hand.wall
         tile = self._take_tile(wall, wall.tail_index(wall.tail), p.tile, p.seat)
+        self._moved_on(hand)  # WMC-11.5: a wrong kong is final after the replacement draw
         wall.tail += 1
         if wall.dead_size and wall.tail % 2 == 1:
             self._derive(
@@ -742,6 +767,9 @@ class Table:
             and seat is hand.turn
             and p.call in (CallKind.KONG, CallKind.WIN)
         ):
+            said = hand.own_call
+            if said is not None and said[0] is seat and said[1] is not p.call:
+                self._claim_changed(seat, said[1], p.call, said[2], excused=False)
             hand.own_call = (seat, p.call, self._seq)  # own-turn kong or self-drawn win
             return
         if hand.phase is Phase.REPLACE and hand.robbable is not None:
@@ -752,10 +780,60 @@ class Table:
             return
         if hand.last_discard is None or hand.phase not in (Phase.WINDOW, Phase.DISCARD):
             raise Rejected("WMC-5.1", f"{seat.name} called {p.call} with no discard to claim", seat)
-        if seat is hand.last_discard[0]:
+        discarder = hand.last_discard[0]
+        if seat is discarder:
             raise Rejected("WMC-5.1", "a player cannot claim his own discard", seat)
+        before = hand.calls.get(seat)
+        if before is not None and before is not p.call:
+            mine = claims.rank(before, seat, discarder)
+            excused = p.call is CallKind.WIN and any(
+                other is not seat and claims.rank(call, other, discarder) < mine
+                for other, call in hand.calls.items()
+            )
+            self._claim_changed(seat, before, p.call, hand.call_seq[seat], excused=excused)
         hand.calls[seat] = p.call
         hand.call_seq[seat] = self._seq
+
+    def _claim_changed(
+        self, seat: Wind, before: CallKind, now: CallKind, said: int, *, excused: bool
+    ) -> None:
+        """WMC-11.2: a called claim changed (or to a win) before exposing — no penalty unless
+        too frequent: info each time, from the player's CLAIM_CHANGE_REPEAT-th change in the
+        session a warning with a point-penalty proposal. Switching to a win when outranked is
+        the claimer's right (WMC-5.7) and is not counted."""
+        what = f"{seat.name} changed the call {before} to {now} before exposing"
+        if excused:
+            self._finding(
+                "WMC-11.2",
+                f"{what}: a switch to a win when outranked (WMC-5.7), not counted",
+                seat,
+                severity=Severity.INFO,
+                evidence=(said,),
+            )
+            return
+        st = self.state
+        name = st.player_at(seat)
+        n = st.claim_changes.get(name, 0) + 1
+        st.claim_changes[name] = n
+        if n < CLAIM_CHANGE_REPEAT:
+            self._finding(
+                "WMC-11.2",
+                f"{what}: no penalty (change no. {n} of {name} this session)",
+                seat,
+                severity=Severity.INFO,
+                evidence=(said,),
+            )
+            return
+        self._finding(
+            "WMC-11.2",
+            f"{what}: change no. {n} of {name} this session — too frequent, the referee may "
+            "penalise",
+            seat,
+            severity=Severity.WARNING,
+            penalty="points",
+            points=CLAIM_CHANGE_POINTS,
+            evidence=(said,),
+        )
 
     def _window(self, seat: Wind, kind: CallKind) -> tuple[Wind, Tile, bool]:
         """Check a claim may be made now: (discarder, tile, needs recall of an unmerged draw)."""
@@ -848,6 +926,7 @@ class Table:
         self._derive("draw_recalled", seat=hand.turn.name, rule="WMC-4.4")
 
     def _take_discard(self, hand: HandState, discarder: Wind) -> None:
+        self._moved_on(hand)  # WMC-11.5: the wrong melder's discard was claimed
         hand.seats[discarder].river.pop()
         hand.last_discard = None
         hand.calls = {}
@@ -857,11 +936,14 @@ class Table:
         discarder, tile, _recall = self._window(p.seat, CallKind.CHOW)
         hand = self.state.hand
         assert hand is not None
-        if claims.relative(p.seat, discarder) is not Relative.LEFT:
-            self._wrong_exposure(hand, p.seat, [t for t in p.tiles if t != tile])
-            return
         tiles = tuple(sorted(p.tiles))
-        if tiles not in claims.chow_options(hand.seats[p.seat].counts, tile):
+        not_left = claims.relative(p.seat, discarder) is not Relative.LEFT
+        if not_left or tiles not in claims.chow_options(hand.seats[p.seat].counts, tile):
+            if len(tiles) == 3 and tile in tiles and self._holds(hand, p.seat, tiles, tile):
+                why = "from a player who is not his left" if not_left else "is not a run"
+                rule = "WMC-5.4" if not_left else "WMC-11.1"
+                self._wrong_meld(hand, p.seat, "chow", tiles, (discarder, tile), why, rule)
+                return
             raise Rejected(
                 "WMC-5.4",
                 f"chow {format_tiles(p.tiles)} is not a run with {tile_name(tile)} "
@@ -879,31 +961,23 @@ class Table:
         )
         self._to_turn(hand, p.seat, TurnStart.CLAIM)
 
-    def _wrong_exposure(self, hand: HandState, seat: Wind, shown: list[Tile]) -> None:
-        """WMC-5.4 + 11.1: a chow from a player who is not the left one, exposed and corrected
-        at once: the claim is void, the discard stays, the exposed hand tiles become live
-        penalty tiles."""
-        me = hand.seats[seat]
-        moved: list[Tile] = []
-        for t in shown:
-            if me.counts[t] > 0:
-                me.counts[t] -= 1
-                moved.append(t)
-        me.penalty_live += moved
-        hand.calls.pop(seat, None)
-        self._finding(
-            "WMC-5.4",
-            f"{seat.name} chowed from a player who is not his left: the claim is void; "
-            f"{format_tiles(moved) or 'no tiles'} exposed become penalty tiles (WMC-11.1)",
-            seat,
-            penalty="penalty_tiles",
-        )
-
     def _pung(self, p: Pung) -> None:
         discarder, tile, recall = self._window(p.seat, CallKind.PUNG)
         hand = self.state.hand
         assert hand is not None
         counts = hand.seats[p.seat].counts
+        shown = tuple(sorted(p.tiles)) if p.tiles is not None else (tile,) * 3
+        if shown != (tile,) * 3:
+            if len(shown) != 3 or tile not in shown or not self._holds(hand, p.seat, shown, tile):
+                raise Rejected(
+                    "WMC-5.3",
+                    f"pung {format_tiles(shown)}: three tiles with {tile_name(tile)}, the others "
+                    "from the hand",
+                    p.seat,
+                )
+            claim = (discarder, tile)
+            self._wrong_meld(hand, p.seat, "pung", shown, claim, "is not a pung", recall=recall)
+            return
         if not claims.can_pung(counts, tile):
             self._penalty_tiles_in_claim(hand.seats[p.seat], p.seat, tile, 2)
             raise Rejected("WMC-5.3", f"pung needs a pair of {tile_name(tile)} in hand", p.seat)
@@ -921,6 +995,255 @@ class Table:
             )
         )
         self._to_turn(hand, p.seat, TurnStart.CLAIM)
+
+    @staticmethod
+    def _holds(hand: HandState, seat: Wind, shown: tuple[Tile, ...], claimed: Tile | None) -> bool:
+        """The concealed hand holds the shown tiles (less one copy of the claimed discard)."""
+        held = list(shown)
+        if claimed is not None:
+            held.remove(claimed)
+        counts = hand.seats[seat].counts
+        return all(t < NUM_KINDS and counts[t] >= held.count(t) for t in set(held))
+
+    def _wrong_meld(
+        self,
+        hand: HandState,
+        seat: Wind,
+        kind: str,
+        shown: tuple[Tile, ...],
+        claimed: tuple[Wind, Tile] | None,
+        why: str,
+        rule: str = "WMC-11.1",
+        *,
+        recall: bool = False,
+    ) -> None:
+        """The record follows the table: a set exposed that is no legal set (or a claim that was
+        not legal, WMC-5.4) stands as exposed, apart from the legal melds, until it is corrected
+        at once (``meld_corrected``: WMC-11.1) or play moves on (WMC-11.5, :meth:`_moved_on`)."""
+        me = hand.seats[seat]
+        if claimed is not None:
+            self._spoken(seat, CallKind(kind))
+            if recall:
+                self._recall(hand)
+        held = list(shown)
+        if claimed is not None:
+            held.remove(claimed[1])
+        for t in held:
+            me.counts[t] -= 1
+        after = hand.after
+        if claimed is not None:
+            self._take_discard(hand, claimed[0])  # settles an earlier wrong meld first
+        me.wrong_melds.append((kind, shown))
+        hand.wrong_meld = WrongMeld(
+            seat, self._seq, kind, len(me.wrong_melds) - 1, claimed, after, rule
+        )
+        self._alert(
+            rule,
+            f"{seat.name}'s {kind} {format_tiles(shown)} {why}: corrected at once, the wrongly "
+            "exposed tiles become penalty tiles (WMC-11.1); once play moves on it stands and "
+            + (
+                "the hand may not win, claim or kong (WMC-11.5)"
+                if kind == "kong"
+                else "the hand cannot win (WMC-11.5)"
+            ),
+            seat,
+            severity=Severity.VIOLATION if rule == "WMC-5.4" else Severity.WARNING,
+            rejected=False,
+        )
+        if kind == "kong":
+            self._start_replacement(hand, seat, None)
+        else:
+            self._to_turn(hand, seat, TurnStart.CLAIM)
+
+    def _moved_on(self, hand: HandState) -> None:
+        """WMC-11.5: play moved on (the wrong melder's discard was claimed, the next player drew,
+        the kong's replacement was drawn) — the wrong meld cannot be corrected any more: no win
+        this hand; a wrong kong also bars claims and kongs (as a long hand)."""
+        wrong = hand.wrong_meld
+        if wrong is None:
+            return
+        hand.wrong_meld = None
+        seat = wrong.seat
+        long = wrong.kind == "kong"
+        self._bar(hand, seat, "WMC-11.5", "long" if long else "short")
+        tiles = hand.seats[seat].wrong_melds[wrong.index][1]
+        self._finding(
+            "WMC-11.5",
+            f"{seat.name}'s wrong {wrong.kind} {format_tiles(tiles)} was not corrected before "
+            "play moved on: it stands, and "
+            + ("the hand may not win, claim or kong (as a long hand)" if long else "cannot win"),
+            seat,
+            severity=Severity.CRITICAL,
+            penalty="no_claims" if long else "no_win",
+            evidence=(wrong.seq,),
+        )
+
+    def _meld_corrected(self, p: MeldCorrected) -> None:
+        """WMC-11.1: a wrong meld put right at once — to a legal set, or withdrawn; the wrongly
+        exposed hand tiles become live penalty tiles."""
+        hand = self._playing("meld corrected")
+        seat = p.seat
+        wrong = hand.wrong_meld
+        if wrong is None or wrong.seat is not seat:
+            raise Rejected(
+                "WMC-11.5",
+                f"{seat.name} has no wrong meld open to correction: once play moved on a meld "
+                "cannot be corrected",
+                seat,
+            )
+        me = hand.seats[seat]
+        kind, shown = me.wrong_melds[wrong.index]
+        claimed = wrong.claimed
+        spare = list(shown)  # exposed tiles from the hand (not the claimed discard)
+        if claimed is not None:
+            spare.remove(claimed[1])
+        if p.tiles:
+            meld = self._corrected_set(hand, wrong, tuple(sorted(p.tiles)))
+            need = list(meld.tiles)
+            if claimed is not None:
+                need.remove(claimed[1])
+            from_hand: list[Tile] = []
+            for t in need:
+                if t in spare:
+                    spare.remove(t)
+                else:
+                    from_hand.append(t)
+            if not self._holds(hand, seat, tuple(from_hand), None):
+                raise Rejected(
+                    "WMC-11.1",
+                    f"{seat.name} cannot make {format_tiles(meld.tiles)} from the exposed tiles "
+                    "and his hand",
+                    seat,
+                )
+            for t in from_hand:
+                me.counts[t] -= 1
+            me.melds.append(meld)
+            done = f"corrected to {meld.kind} {format_tiles(meld.tiles)}"
+        else:
+            self._withdraw(hand, wrong)
+            done = "withdrawn" + (
+                f"; {claimed[0].name}'s {tile_name(claimed[1])} is claimable again"
+                if claimed is not None
+                else ""
+            )
+        me.wrong_melds.pop(wrong.index)
+        hand.wrong_meld = None
+        me.penalty_live += spare
+        self._finding(
+            "WMC-11.1",
+            f"{seat.name}'s wrong {kind} {format_tiles(shown)} {done} at once: "
+            + (
+                f"{format_tiles(spare)} wrongly exposed become live penalty tiles"
+                if spare
+                else "no tile was wrongly exposed"
+            ),
+            seat,
+            severity=Severity.VIOLATION if spare else Severity.INFO,
+            penalty="penalty_tiles" if spare else "",
+            evidence=(wrong.seq,),
+        )
+
+    def _corrected_set(self, hand: HandState, wrong: WrongMeld, tiles: tuple[Tile, ...]) -> Meld:
+        """The legal set a wrong meld is corrected to: a kong stays a kong; a claim may become
+        a pung or (from the left player) a chow of the claimed discard."""
+        seat = wrong.seat
+        claimed = wrong.claimed
+        bad = Rejected("WMC-11.1", f"{format_tiles(tiles)} is no legal set here", seat)
+        if claimed is None:
+            if len(tiles) != 4 or len(set(tiles)) != 1:
+                raise bad
+            return Meld(MeldKind.KONG, tiles, concealed=True)
+        discarder, tile = claimed
+        if tile not in tiles:
+            raise bad
+        side = claims.relative(seat, discarder)
+        if wrong.kind == "kong":
+            if tiles != (tile,) * 4:
+                raise bad
+            return Meld(MeldKind.KONG, tiles, claimed_from=side, claimed_tile=tile)
+        if tiles == (tile,) * 3:
+            return Meld(MeldKind.PUNG, tiles, claimed_from=side, claimed_tile=tile)
+        try:
+            meld = Meld(MeldKind.CHOW, tiles, claimed_from=side, claimed_tile=tile)
+        except HandError:
+            raise bad from None
+        if side is not Relative.LEFT:
+            raise bad
+        return meld
+
+    def _withdraw(self, hand: HandState, wrong: WrongMeld) -> None:
+        """The wrong claim (or concealed kong) taken back before the claimer discarded (or drew
+        the replacement): the discard lies again, claimable, and the turn is as before."""
+        seat = wrong.seat
+        claimed = wrong.claimed
+        if wrong.kind == "kong":
+            ok = hand.phase is Phase.REPLACE and hand.turn is seat
+        else:
+            ok = hand.phase is Phase.DISCARD and hand.turn is seat and hand.after is TurnStart.CLAIM
+        if not ok:
+            raise Rejected(
+                "WMC-11.1",
+                f"{seat.name} already discarded: the wrong meld can only be corrected to a legal "
+                "set now",
+                seat,
+            )
+        hand.replacing = ""
+        hand.robbable = None
+        hand.calls = {}
+        hand.drawn = None
+        if claimed is None:
+            hand.phase = Phase.DISCARD
+            hand.after = wrong.after
+            return
+        discarder, tile = claimed
+        hand.seats[discarder].river.append(tile)
+        hand.last_discard = claimed
+        hand.claims_made -= 1
+        hand.phase = Phase.WINDOW
+        hand.turn = NEXT[discarder]
+
+    def _bar(
+        self, hand: HandState, seat: Wind, rule: str, level: str, *, proposed: bool = True
+    ) -> None:
+        """Restrict a seat (WMC-10.2: "long" no win, claim or kong; "short" no win) under the id
+        of the proposal that goes with it, so that a referee's dismissal lifts it."""
+        bar = proposal_id(rule, self._seq, seat)
+        hand.seats[seat].restrict(bar, level)
+        if proposed:
+            kind = PenaltyKind.NO_CLAIMS if level == "long" else PenaltyKind.NO_WIN
+            hand.bar_ledger.propose(Proposal(bar, rule, seat, kind, 0, "", hand.number, 0.0))
+
+    def _decision(self, p: PenaltyDecision) -> None:
+        """WMC-0.3: a referee dismissed (or revoked) a proposal whose restriction the engine
+        applied — lift it. The decision is checked by the same ledger rules as the duties'
+        (referee.penalties), so both agree; one that cannot apply changes nothing here (the
+        duties answer it with a WMC-0.3 alert)."""
+        hand = self.state.hand
+        if hand is None or hand.phase is Phase.IDLE:
+            return
+        entry = hand.bar_ledger.entries.get(p.proposal)
+        if entry is None:
+            return
+        try:
+            hand.bar_ledger.decide(
+                Decision(p.proposal, Verdict(p.verdict), p.referee, p.reason, 0.0, p.points)
+            )
+        except LedgerError:
+            return
+        if entry.status not in (Status.DISMISSED, Status.REVOKED):
+            return
+        seat = entry.proposal.seat
+        me = hand.seats[seat]
+        if me.lift(p.proposal):
+            self._derive(
+                "restriction_lifted",
+                seat=seat.name,
+                proposal=p.proposal,
+                rule=entry.proposal.rule,
+                verdict=p.verdict,
+                referee=p.referee,
+                dead=me.dead or None,
+            )
 
     @staticmethod
     def _penalty_tiles_in_claim(me: SeatState, seat: Wind, tile: Tile, need: int) -> None:
@@ -948,6 +1271,19 @@ class Table:
             assert hand is not None
             if claimed != tile:
                 raise Rejected("WMC-5.5", f"the discard is {tile_name(claimed)}", seat)
+            shown = tuple(sorted(p.tiles)) if p.tiles is not None else (tile,) * 4
+            if shown != (tile,) * 4:
+                if len(shown) != 4 or tile not in shown or not self._holds(hand, seat, shown, tile):
+                    raise Rejected(
+                        "WMC-5.5",
+                        f"kong {format_tiles(shown)}: four tiles with {tile_name(tile)}, the "
+                        "others from the hand",
+                        seat,
+                    )
+                self._kong_room(hand, seat)
+                claim = (discarder, tile)
+                self._wrong_meld(hand, seat, "kong", shown, claim, "is not a kong", recall=recall)
+                return
             if not claims.can_exposed_kong(hand.seats[seat].counts, tile):
                 self._penalty_tiles_in_claim(hand.seats[seat], seat, tile, 3)
                 raise Rejected(
@@ -984,6 +1320,15 @@ class Table:
         if p.kind is KongKind.CONCEALED:
             if hand.after is TurnStart.CLAIM:
                 raise Rejected("WMC-5.5", "no concealed kong right after a chow or pung", seat)
+            shown = tuple(sorted(p.tiles)) if p.tiles is not None else (tile,) * 4
+            if shown != (tile,) * 4:
+                if len(shown) != 4 or not self._holds(hand, seat, shown, None):
+                    raise Rejected(
+                        "WMC-5.5", f"{seat.name} does not hold {format_tiles(shown)}", seat
+                    )
+                self._own_kong_spoken(hand, seat, KongKind.CONCEALED)
+                self._wrong_meld(hand, seat, "kong", shown, None, "is not a kong")
+                return
             if me.counts[tile] < 4:
                 raise Rejected("WMC-5.5", f"a concealed kong needs four {tile_name(tile)}", seat)
             me.counts[tile] -= 4
@@ -1123,6 +1468,7 @@ class Table:
             return
         result, winning = found
         self._spoken(seat, CallKind.WIN)
+        self._moved_on(hand)  # WMC-11.5: the discard was claimed (won)
         if recall:
             self._recall(hand)
         hand.seats[discarder].river.pop()
@@ -1272,7 +1618,7 @@ class Table:
             discarder=discarder,
             win_tile=winning.win_tile,
             value=result.total,
-            patterns=tuple((p.name, p.points, p.count) for p in result.patterns),
+            patterns=result.patterns,
             deltas=dict(settlement.deltas),
             liable=settlement.liable,
             rule=settlement.rule,
@@ -1370,6 +1716,7 @@ class Table:
         if p.next and hand.phase is Phase.WINDOW and seat is hand.turn and hand.wall.live > 0:
             wall = hand.wall
             tile = self._take_tile(wall, wall.head, p.tile, seat)
+            self._moved_on(hand)
             wall.head += 1
             hand.seats[seat].penalty_live.append(tile)
             hand.after = TurnStart.DRAW
@@ -1407,7 +1754,7 @@ class Table:
     def _dead_hand(self, p: DeadHand) -> None:
         """A referee's dead-hand ruling (WMC-10.2, e.g. after WMC-5.5 or 11.5)."""
         hand = self._playing("dead hand")
-        hand.seats[p.seat].dead = "long" if p.long else "short"
+        self._bar(hand, p.seat, "WMC-10.2", "long" if p.long else "short", proposed=False)
 
     def _revealed(self, p: HandRevealed) -> None:
         hand = self.state.hand

@@ -6,6 +6,7 @@ from referee.duties import RefereeTable
 from referee.events import Deal as DealEvent
 from referee.events import (
     DiceRolled,
+    Event,
     Payload,
     SeatDraw,
     SessionStarted,
@@ -34,11 +35,13 @@ class Duty:
         self.ref = RefereeTable()
         self.seq = 0
         self.ts = 0.0
+        self.events: list[Event] = []  # the log so far, for replays
 
     def push(self, payload: Payload, ts: float | None = None) -> Step:
         self.ts = self.ts + 1.0 if ts is None else ts
         ev = make_event(payload, seq=self.seq, ts=self.ts, source=Source.MANUAL)
         self.seq += 1
+        self.events.append(ev)
         return self.ref.apply(ev)
 
     def do(self, line: str, ts: float | None = None) -> Step:

@@ -96,7 +96,7 @@ def test_wmc_5_2_repeated_by_the_same_player_proposes_points(deal: Deal) -> None
     assert [(p["kind"], p["points"]) for p in Duty.proposals(step)] == [("points", 10)]
 
 
-def test_wmc_5_4_chow_from_a_non_left_player_exposed_tiles_become_penalty_tiles(
+def test_wmc_5_4_chow_from_a_non_left_player_withdrawn_at_once_is_wmc_11_1(
     deal: Deal,
 ) -> None:
     d2 = deal(N="55s66s77sCC4p6p9pEE")
@@ -104,15 +104,20 @@ def test_wmc_5_4_chow_from_a_non_left_player_exposed_tiles_become_penalty_tiles(
     d2.do("S draw 9s")
     d2.do("S discard 5p")
     d2.do("N call chow")
-    step = d2.do("N chow 456p")
+    step = d2.do("N chow 456p")  # the record follows the table: it lies there until corrected
     assert Duty.found(step) == [("WMC-5.4", "N")] and not step.alerts[0].rejected
+    assert step.alerts[0].severity == "violation" and Duty.proposals(step) == []
+    chow = step.alerts[0].seq
+    step = d2.do("N correct")  # withdrawn at once (WMC-11.1)
+    assert Duty.found(step) == [("WMC-11.1", "N")] and step.alerts[0].evidence == (chow,)
     assert Duty.proposals(step)[0]["kind"] == "penalty_tiles"
     hand = d2.ref.state.hand
     assert hand is not None and sorted(hand.seats[Wind.N].penalty_live) == [
         parse_tile("4p"),
         parse_tile("6p"),
     ]
-    assert hand.last_discard == (Wind.S, parse_tile("5p"))  # the discard stays
+    assert hand.last_discard == (Wind.S, parse_tile("5p"))  # the discard lies again
+    assert d2.do("W draw 1s").alerts == []  # play moves on: nothing more to find
 
 
 def test_wmc_5_5_added_kong_shown_without_the_call(deal: Deal) -> None:

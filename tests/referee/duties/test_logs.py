@@ -32,6 +32,11 @@ EXPECTED: dict[str, tuple[list[tuple[int, str, str]], dict[str, Status], dict[st
         },
         {"Ann": 0, "Bo": 0, "Chen": 0, "Dai": 0},
     ),
+    "wrong_pung_dismissed.jsonl": (
+        [(8, "WMC-11.1", "N"), (10, "WMC-11.5", "N"), (14, "WMC-11.2", "S"), (15, "WMC-11.3", "S")],
+        {"WMC-11.5@10:N": Status.DISMISSED, "WMC-11.3@15:S": Status.PENDING},
+        {"Ann": 0, "Bo": 0, "Chen": 0, "Dai": 0},
+    ),
 }
 
 
@@ -46,6 +51,10 @@ def test_hand_written_log_replays_to_the_expected_alerts_and_penalties(name: str
     assert got == alerts
     assert {pid: e.status for pid, e in duty.ledger.entries.items()} == statuses
     assert duty.totals() == totals
+    hand = duty.state.hand
+    for pid, entry in duty.ledger.entries.items():  # a dismissed restriction is lifted (WMC-0.3)
+        if entry.status is Status.DISMISSED and hand is not None:
+            assert all(pid not in seat.bars for seat in hand.seats)
 
 
 def test_every_log_is_listed() -> None:

@@ -29,7 +29,7 @@ def test_wmc_9_4_1_heaven_east_wins_on_the_dealt_14_and_each_pays_v() -> None:
     play(s, "E call win", "E win")
     res = s.table.state.results[-1]
     assert res.flags == ("heaven",) and res.win_by is not None and str(res.win_by) == "self"
-    names = {name: points for name, points, _ in res.patterns}
+    names = {p.name: p.points for p in res.patterns}
     # SCORING-WMC: 1.1 All Sequences 5, 1.2 Concealed Hand 5, 7.1 Nine-Tile Straight 40,
     # 9.4.1 Blessing of Heaven 155 — added, never multiplied (WMC-12.1).
     assert names == {
@@ -50,7 +50,10 @@ def test_wmc_9_4_2_earth_on_easts_first_discard_discarder_pays_3v_minus_60() -> 
     play(s, "E discard 5p", "S call win", "S win")
     res = s.table.state.results[-1]
     assert res.flags == ("earth",) and res.discarder is Wind.E
-    assert {n: p for n, p, _ in res.patterns} == {"Concealed Hand": 5, "Blessing of Earth": 155}
+    assert {p.name: p.points for p in res.patterns} == {
+        "Concealed Hand": 5,
+        "Blessing of Earth": 155,
+    }
     assert res.value == 160
     # WMC-12.4, on a discard with V > 30: the two others pay 30, the discarder 3V − 60.
     assert res.deltas == {Wind.E: -420, Wind.S: 480, Wind.W: -30, Wind.N: -30}
@@ -63,7 +66,11 @@ def test_wmc_9_4_2_no_earth_on_a_later_discard_and_v_at_most_30_each_pays_v() ->
     play(s, "E discard N", "S draw 9s", "S discard 9s", "W draw 1s", "W discard F")
     play(s, "N draw 3s", "N discard 2p", "E draw 4p", "E discard 5p", "S call win", "S win")
     res = s.table.state.results[-1]
-    assert res.flags == () and res.patterns == (("Concealed Hand", 5, 1),) and res.value == 5
+    assert (
+        res.flags == ()
+        and [(p.id, p.points, p.count) for p in res.patterns] == [("1.2", 5, 1)]
+        and res.value == 5
+    )
     # WMC-12.4, on a discard with V ≤ 30: each pays V.
     assert res.deltas == {Wind.E: -5, Wind.S: 15, Wind.W: -5, Wind.N: -5}
 
@@ -100,9 +107,9 @@ def test_mcr_last_of_kind_the_fourth_copy_with_three_shown_reaches_the_scorer() 
     play(s, "S call win", "S win")
     res = s.table.state.results[-1]
     assert res.flags == ("last_of_kind",)
-    names = {n: p for n, p, _ in res.patterns}
+    names = {p.name: p.points for p in res.patterns}
     assert names["Last Tile"] == 4 and names["Full Flush"] == 24 and names["Pure Straight"] == 16
-    assert res.value == sum(p * c for _, p, c in res.patterns) == 48
+    assert res.value == sum(p.subtotal for p in res.patterns) == 48
     # MCR: each pays 8, the discarder pays the fan on top.
     assert res.deltas == {Wind.E: -56, Wind.S: 72, Wind.W: -8, Wind.N: -8}
 
@@ -115,4 +122,4 @@ def test_mcr_no_last_of_kind_while_a_copy_is_unseen() -> None:
     play(s, "E discard 9s", "S call win", "S win")
     res = s.table.state.results[-1]
     assert "last_of_kind" not in res.flags
-    assert "Last Tile" not in {n for n, _, _ in res.patterns}
+    assert "Last Tile" not in {p.name for p in res.patterns}
