@@ -63,7 +63,7 @@ class Duty:
 def dealt(**hands: str) -> Duty:
     """A session, seat draw, unseen wall, break, and the deal at ``DEAL_TS``."""
     d = Duty()
-    d.push(SessionStarted(players=("Ann", "Bo", "Chen", "Dai")))  # type: ignore[call-arg]
+    d.push(SessionStarted(players=("Ann", "Bo", "Chen", "Dai")))
     d.push(SeatDraw(roller=0, roll1=5, roll2=5, winds=(Wind.E, Wind.S, Wind.W, Wind.N)))
     d.push(WallBuilt())
     d.push(DiceRolled(seat=Wind.E, dice=(3, 2)))
