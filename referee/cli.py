@@ -15,6 +15,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_io.cli",
     "referee.sim_cli",
     "voice.cli",
+    "vision.cli",
 )
 
 

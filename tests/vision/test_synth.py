@@ -1,0 +1,52 @@
+"""The renderer gives exact labels: every box holds a tile, inside the image, no two overlap."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classes import BACK, NUM_CLASSES
+from vision.synth.bank import CropBank
+from vision.synth.faces import FontMissing, procedural_tile
+from vision.synth.fixtures import make
+from vision.synth.scene import render_scene
+
+try:
+    procedural_tile(random.Random(0), 0, 40)
+except FontMissing as exc:  # pragma: no cover - ./run installs the fonts
+    pytest.skip(str(exc), allow_module_level=True)
+
+
+def test_every_class_renders_including_backs() -> None:
+    rng = random.Random(1)
+    for cls in range(NUM_CLASSES):
+        tile = procedural_tile(rng, cls, 60)
+        assert tile.mode == "RGBA" and 40 <= tile.width <= 50 and tile.height == 60
+    face = np.asarray(procedural_tile(rng, 0, 60))[10:50, 10:35, :3].reshape(-1, 3).std(0).max()
+    back = np.asarray(procedural_tile(rng, BACK, 60))[10:50, 10:35, :3].reshape(-1, 3).std(0).max()
+    assert face > 20 > back  # a face has marks, a back is plain
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_scene_labels_are_exact(seed: int) -> None:
+    scene = render_scene(random.Random(seed), CropBank(), 320, 240)
+    w, h = scene.image.size
+    assert scene.boxes
+    for i, (x1, y1, x2, y2, cls) in enumerate(scene.boxes):
+        assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h and 0 <= cls < NUM_CLASSES
+        assert 8 <= max(x2 - x1, y2 - y1) <= 110
+        for ox1, oy1, ox2, oy2, _ in scene.boxes[i + 1 :]:
+            inter = max(0, min(x2, ox2) - max(x1, ox1)) * max(0, min(y2, oy2) - max(y1, oy1))
+            assert inter <= 0.35 * (x2 - x1) * (y2 - y1)  # perspective may touch, not stack
+
+
+def test_committed_fixtures_are_what_the_renderer_makes(tmp_path: Path) -> None:
+    make(tmp_path)
+    committed = Path(__file__).resolve().parent / "fixtures"
+    for name in ("hand_row", "turned_row", "mixed"):
+        ours = json.loads((tmp_path / f"{name}.json").read_text())
+        assert ours == json.loads((committed / f"{name}.json").read_text())

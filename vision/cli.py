@@ -1,0 +1,201 @@
+"""`mjref tiles`: recognise tiles in photos — detect (JSON lines), score a hand, evaluate a set."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from referee.hands import HandError, WinBy, Wind, WinningHand
+from referee.scoring import PROFILE_NAMES, score
+from referee.tiles import NotationError, parse_tile, tile_name
+from vision.classes import NAME_SETS
+from vision.detect import DEFAULT_MIN_CONF, MODELS_DIR, TileRecognizer
+from vision.image_io import ImageError, load_image
+from vision.onnx_model import ModelError
+
+EXAMPLES = """examples:
+  mjref tiles detect table.jpg --json --min-conf 0.4
+  mjref tiles score hand.jpg --win 5s --self --seat S
+  mjref tiles eval ../shared/data/tiles-photos-cmd4/valid --names cmd42
+"""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "tiles",
+        help="recognise mahjong tiles in photos (detect, score, eval)",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--models", type=Path, default=MODELS_DIR, help="folder of the ONNX models")
+    parser.add_argument(
+        "--turns",
+        type=int,
+        choices=(1, 2, 4),
+        default=1,
+        help="classify each tile at 1, 2 or 4 quarter turns and average (slower, a little better)",
+    )
+    sub = parser.add_subparsers(dest="tiles_command", metavar="ACTION")
+    sub.required = True
+
+    det = sub.add_parser("detect", help="tiles in each image, one line per image")
+    det.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    det.add_argument("--json", action="store_true", help="JSON lines out")
+    det.add_argument("--min-conf", type=float, default=DEFAULT_MIN_CONF, metavar="C")
+    det.add_argument(
+        "--tiled",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="force (or forbid) tiled inference; default: for large images",
+    )
+    det.set_defaults(handler=run_detect)
+
+    sc = sub.add_parser("score", help="read a winning hand laid out in a row and score it")
+    sc.add_argument("photo", type=Path, metavar="PHOTO")
+    sc.add_argument(
+        "--win",
+        metavar="TILE",
+        help="the winning tile (default: a lone last tile, else the last concealed tile)",
+    )
+    how = sc.add_mutually_exclusive_group()
+    how.add_argument("--discard", action="store_true", help="won on a discard (default)")
+    how.add_argument("--self", action="store_true", help="self-drawn win")
+    sc.add_argument("--seat", default="E", help="seat wind E S W N (default E)")
+    sc.add_argument("--profile", choices=PROFILE_NAMES, default="wmc")
+    sc.add_argument("--min-conf", type=float, default=DEFAULT_MIN_CONF, metavar="C")
+    sc.add_argument("--json", action="store_true")
+    sc.set_defaults(handler=run_score)
+
+    ev = sub.add_parser("eval", help="mAP50, precision, recall, tile accuracy on a labelled set")
+    ev.add_argument("set_dir", type=Path, metavar="SET_DIR", help="folder with images/ + labels/")
+    ev.add_argument(
+        "--names",
+        choices=sorted(NAME_SETS),
+        default="cmd42",
+        help="the set's class-id order (cmd42: Chinese Mahjong Detection v4)",
+    )
+    ev.add_argument(
+        "--min-conf",
+        type=float,
+        default=DEFAULT_MIN_CONF,
+        metavar="C",
+        help="operating confidence for precision, recall and accuracy",
+    )
+    ev.add_argument("--limit", type=int, default=0, help="only the first N images")
+    ev.add_argument("--json", action="store_true")
+    ev.set_defaults(handler=run_eval)
+
+
+def _recognizer(args: argparse.Namespace) -> TileRecognizer | None:
+    try:
+        return TileRecognizer(args.models, turns=args.turns)
+    except ModelError as exc:
+        print(f"mjref tiles: {exc}", file=sys.stderr)
+        return None
+
+
+def run_detect(args: argparse.Namespace) -> int:
+    rec = _recognizer(args)
+    if rec is None:
+        return 2
+    failed = False
+    for path in args.images:
+        try:
+            img = load_image(path)
+        except ImageError as exc:
+            failed = True
+            line: dict[str, Any] = {"image": str(path), "error": str(exc)}
+            print(json.dumps(line) if args.json else f"{path}: error: {exc}", flush=True)
+            continue
+        dets = rec.detect(img, min_conf=args.min_conf, tiled=args.tiled)
+        if args.json:
+            line = {"image": str(path), "tiles": [d.to_json() for d in dets]}
+            print(json.dumps(line, ensure_ascii=False), flush=True)
+        else:
+            order = sorted(dets, key=lambda d: (d.x1 + d.x2) / 2)
+            print(f"{path}: {len(dets)} tiles: {' '.join(d.label for d in order)}", flush=True)
+    return 1 if failed else 0
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from referee.score_cli import render
+    from vision.hand_reader import read_hand
+
+    rec = _recognizer(args)
+    if rec is None:
+        return 2
+    try:
+        img = load_image(args.photo)
+        dets = rec.detect(img, min_conf=args.min_conf)
+        read = read_hand(dets)
+        concealed = list(read.concealed)
+        if args.win is not None:
+            win = parse_tile(args.win)
+            if read.win is not None:
+                concealed.append(read.win)
+            if win in concealed:
+                concealed.remove(win)
+            else:
+                raise HandError(f"--win {args.win}: that tile was not read in the photo")
+        elif read.win is not None:
+            win = read.win
+        elif concealed:
+            win = concealed.pop()
+        else:
+            raise HandError("no concealed tiles read")
+        hand = WinningHand(
+            concealed=tuple(concealed),
+            win_tile=win,
+            win_by=WinBy.SELF if args.self else WinBy.DISCARD,
+            melds=read.melds,
+            seat=Wind.parse(args.seat),
+            flowers=len(read.flowers),
+        )
+    except (ImageError, HandError, NotationError) as exc:
+        print(f"mjref tiles score: {exc}", file=sys.stderr)
+        return 2
+    result = score(hand, args.profile)
+    if args.json:
+        out = {
+            "read": [[tile_name(t) for t in g] for g in read.groups],
+            "flowers": len(read.flowers),
+            **result.to_json(),
+        }
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        print(
+            f"Read: {read.describe()}"
+            + (f"  (+{len(read.flowers)} flowers)" if read.flowers else "")
+        )
+        print(render(hand, result))
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from vision.evaluate import evaluate_set
+
+    rec = _recognizer(args)
+    if rec is None:
+        return 2
+    start = time.perf_counter()
+    try:
+        result = evaluate_set(rec, args.set_dir, NAME_SETS[args.names], args.min_conf, args.limit)
+    except FileNotFoundError as exc:
+        print(f"mjref tiles eval: {exc}", file=sys.stderr)
+        return 2
+    seconds = time.perf_counter() - start
+    if args.json:
+        print(json.dumps({**result.to_json(), "seconds": round(seconds, 1)}))
+    else:
+        r = result
+        print(f"{args.set_dir}: {r.images} images, {r.tiles} tiles ({seconds:.0f} s)")
+        print(
+            f"  mAP50 {r.map50:.4f}  precision {r.precision:.4f}  recall {r.recall:.4f}  "
+            f"tile accuracy {r.tile_accuracy:.4f}  (detection recall {r.detection_recall:.4f}, "
+            f"conf ≥ {args.min_conf})"
+        )
+    return 0

@@ -1,0 +1,266 @@
+"""Tile recognition at run time: ONNX detector (+ crop classifier), tiled, batched, numpy NMS.
+
+A 1-class detector finds tiles; a small classifier names each crop (see models/MODELS.md for why
+two models). A detector with 43 class channels and no classifier also works. Large images are cut
+into overlapping windows at native resolution as well as seen whole, so 15–30 px tiles are found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from vision.classes import NUM_CLASSES, class_label
+from vision.onnx_model import ModelError, OnnxModel
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DETECTOR_FILE = "tile_detector.onnx"
+CLASSIFIER_FILE = "tile_classifier.onnx"
+CROP = 48  # classifier input side
+CROP_STORE = 64  # crops are cut at this side, then box-scaled to CROP (as in training)
+CROP_MARGIN = 0.08
+LETTERBOX_FILL = 114
+DEFAULT_MIN_CONF = 0.2  # best tile accuracy on the first 100 dev photos (models/MODELS.md)
+TILE_ABOVE = 2.5  # images longer than this many detector sides also go through windows
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A tile found in an image: pixel box in the original image, our class, confidence."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    cls: int
+    conf: float
+
+    @property
+    def label(self) -> str:
+        return class_label(self.cls)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "box": [round(self.x1, 1), round(self.y1, 1), round(self.x2, 1), round(self.y2, 1)],
+            "tile": self.label,
+            "conf": round(self.conf, 3),
+        }
+
+
+def letterbox(img: Image.Image, side: int) -> tuple[np.ndarray, float, int, int]:
+    """Scale to fit ``side``×``side`` keeping aspect, pad grey; CHW float32 and the transform."""
+    w, h = img.size
+    scale = side / max(w, h)
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    resized = img.resize((nw, nh), Image.Resampling.BILINEAR) if (nw, nh) != (w, h) else img
+    canvas = np.full((side, side, 3), LETTERBOX_FILL, dtype=np.uint8)
+    px, py = (side - nw) // 2, (side - nh) // 2
+    canvas[py : py + nh, px : px + nw] = np.asarray(resized, dtype=np.uint8)
+    return canvas.transpose(2, 0, 1).astype(np.float32) / 255.0, scale, px, py
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Greedy non-maximum suppression; indices kept, best first."""
+    order = np.argsort(-scores)
+    keep: list[int] = []
+    areas = np.maximum(0, boxes[:, 2] - boxes[:, 0]) * np.maximum(0, boxes[:, 3] - boxes[:, 1])
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        xx1 = np.maximum(boxes[i, 0], boxes[rest, 0])
+        yy1 = np.maximum(boxes[i, 1], boxes[rest, 1])
+        xx2 = np.minimum(boxes[i, 2], boxes[rest, 2])
+        yy2 = np.minimum(boxes[i, 3], boxes[rest, 3])
+        inter = np.maximum(0, xx2 - xx1) * np.maximum(0, yy2 - yy1)
+        union = areas[i] + areas[rest] - inter
+        overlap = inter / np.maximum(union, 1e-9)
+        order = rest[overlap <= iou]
+    return np.array(keep, dtype=np.int64)
+
+
+def square_crop(
+    img: Image.Image, box: tuple[float, float, float, float], size: int, margin: float
+) -> Image.Image:
+    """The box plus a margin, stretched to ``size``×``size`` (a turned tile stays consistent)."""
+    x1, y1, x2, y2 = box
+    mx, my = (x2 - x1) * margin, (y2 - y1) * margin
+    region = (x1 - mx, y1 - my, x2 + mx, y2 + my)
+    return img.transform(
+        (size, size), Image.Transform.EXTENT, region, resample=Image.Resampling.BILINEAR
+    )
+
+
+def tile_crop(img: Image.Image, box: tuple[float, float, float, float]) -> Image.Image:
+    """The classifier's view of one tile, exactly as vision/train.py made its training crops."""
+    crop = square_crop(img, box, CROP_STORE, CROP_MARGIN)
+    return crop.resize((CROP, CROP), Image.Resampling.BOX)
+
+
+def windows(width: int, height: int, side: int, overlap: float) -> list[tuple[int, int, int, int]]:
+    """Overlapping ``side``-pixel windows covering the image (native resolution)."""
+
+    def starts(length: int) -> list[int]:
+        if length <= side:
+            return [0]
+        step = max(1, int(side * (1 - overlap)))
+        out = list(range(0, length - side, step))
+        out.append(length - side)
+        return out
+
+    return [(x, y, x + side, y + side) for y in starts(height) for x in starts(width)]
+
+
+class TileRecognizer:
+    """Finds and names the tiles in images; load once, call :meth:`detect` per image."""
+
+    def __init__(
+        self,
+        models_dir: Path = MODELS_DIR,
+        detector: Path | None = None,
+        classifier: Path | None = None,
+        threads: int = 0,
+        batch: int = 8,
+        side: int | None = None,
+        turns: int = 1,
+    ) -> None:
+        det_path = detector or models_dir / DETECTOR_FILE
+        self.detector = OnnxModel(
+            det_path, "tile detector (YOLO, NCHW in, [N, 4+classes, anchors] out)", threads
+        )
+        shape = self.detector.output_shape
+        if len(shape) != 3 or (isinstance(shape[1], int) and shape[1] not in (5, 4 + NUM_CLASSES)):
+            raise ModelError(
+                f"{det_path}: output shape {shape} is not a tile detector's "
+                f"[N, 5 or {4 + NUM_CLASSES}, anchors]"
+            )
+        self.det_classes = int(shape[1]) - 4 if isinstance(shape[1], int) else 1
+        self.side = side or self.detector.fixed_side(640)
+        cls_path = classifier or models_dir / CLASSIFIER_FILE
+        self.classifier: OnnxModel | None = None
+        if self.det_classes == 1 or cls_path.exists() or classifier is not None:
+            self.classifier = OnnxModel(
+                cls_path,
+                f"tile classifier ({CROP}×{CROP} crops → {NUM_CLASSES} probabilities)",
+                threads,
+            )
+            out = self.classifier.output_shape
+            if len(out) != 2 or (isinstance(out[1], int) and out[1] != NUM_CLASSES):
+                raise ModelError(
+                    f"{cls_path}: output shape {out} is not the classifier's [N, {NUM_CLASSES}]"
+                )
+        self.batch = batch
+        self.turns = turns  # classify each crop at this many quarter turns and average
+
+    # -- detection -------------------------------------------------------------------------
+    def detect(
+        self,
+        img: Image.Image,
+        min_conf: float = DEFAULT_MIN_CONF,
+        iou: float = 0.5,
+        tiled: bool | None = None,
+        overlap: float = 0.25,
+    ) -> list[Detection]:
+        """Tiles in ``img`` (RGB), best first; ``tiled=None``: windows only for large images."""
+        w, h = img.size
+        views: list[tuple[int, int, int, int]] = [(0, 0, w, h)]
+        # The detector learned from 640 px photos seen at 320: images up to TILE_ABOVE × side are
+        # seen whole; larger ones also through 1:1 windows, where 15–30 px tiles stay that size.
+        if tiled or (tiled is None and max(w, h) > TILE_ABOVE * self.side):
+            views += windows(w, h, self.side, overlap)
+        raw = self._detect_views(img, views, max(min_conf, 0.005))  # conf = det × cls
+        if raw.shape[0] == 0:
+            return []
+        keep = nms(raw[:, :4], raw[:, 4], iou)
+        raw = raw[keep]
+        classes, conf = self._classify(img, raw)
+        out = [
+            Detection(float(b[0]), float(b[1]), float(b[2]), float(b[3]), int(c), float(p))
+            for b, c, p in zip(raw, classes, conf, strict=True)
+            if p >= min_conf
+        ]
+        out.sort(key=lambda d: -d.conf)
+        return out
+
+    def _detect_views(
+        self, img: Image.Image, views: Sequence[tuple[int, int, int, int]], floor: float
+    ) -> np.ndarray:
+        """Rows ``x1 y1 x2 y2 score cls`` in image pixels from every view, boxes cut by an
+        inner window edge dropped (a neighbouring window sees that tile whole)."""
+        w, h = img.size
+        rows: list[np.ndarray] = []
+        for start in range(0, len(views), self.batch):
+            chunk = views[start : start + self.batch]
+            tensors, transforms = [], []
+            for view in chunk:
+                sub = img if view == (0, 0, w, h) else img.crop(view)
+                t, scale, px, py = letterbox(sub, self.side)
+                tensors.append(t)
+                transforms.append((scale, px, py))
+            out = self.detector.run(np.stack(tensors))
+            for view, (scale, px, py), pred in zip(chunk, transforms, out, strict=True):
+                rows.append(self._decode(pred, view, scale, px, py, floor, (w, h)))
+        return np.concatenate(rows) if rows else np.zeros((0, 6), np.float32)
+
+    def _decode(
+        self,
+        pred: np.ndarray,
+        view: tuple[int, int, int, int],
+        scale: float,
+        px: int,
+        py: int,
+        floor: float,
+        size: tuple[int, int],
+    ) -> np.ndarray:
+        scores = pred[4:]
+        best = scores.argmax(0)
+        conf = scores.max(0)
+        mask = conf >= floor
+        if not mask.any():
+            return np.zeros((0, 6), np.float32)
+        cx, cy, bw, bh = pred[:4, mask]
+        x1 = (cx - bw / 2 - px) / scale + view[0]
+        y1 = (cy - bh / 2 - py) / scale + view[1]
+        x2 = (cx + bw / 2 - px) / scale + view[0]
+        y2 = (cy + bh / 2 - py) / scale + view[1]
+        w, h = size
+        rows = np.stack([x1, y1, x2, y2, conf[mask], best[mask].astype(np.float32)], 1)
+        if view != (0, 0, w, h):
+            edge = 2.0 / scale
+            inner = (
+                ((rows[:, 0] <= view[0] + edge) & (view[0] > 0))
+                | ((rows[:, 1] <= view[1] + edge) & (view[1] > 0))
+                | ((rows[:, 2] >= view[2] - edge) & (view[2] < w))
+                | ((rows[:, 3] >= view[3] - edge) & (view[3] < h))
+            )
+            rows = rows[~inner]
+        rows[:, [0, 2]] = rows[:, [0, 2]].clip(0, w)
+        rows[:, [1, 3]] = rows[:, [1, 3]].clip(0, h)
+        return rows.astype(np.float32)
+
+    # -- classification --------------------------------------------------------------------
+    def _classify(self, img: Image.Image, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.classifier is None:
+            return rows[:, 5].astype(np.int64), rows[:, 4]
+        probs = self.classify_crops([tile_crop(img, (r[0], r[1], r[2], r[3])) for r in rows])
+        # P(tile here) × P(this tile | a tile here)
+        return probs.argmax(1), rows[:, 4] * probs.max(1)
+
+    def classify_crops(self, crops: Sequence[Image.Image]) -> np.ndarray:
+        """Class probabilities ``[n, 43]`` for ``CROP``×``CROP`` RGB crops."""
+        assert self.classifier is not None
+        if not crops:
+            return np.zeros((0, NUM_CLASSES), np.float32)
+        x = np.stack([np.asarray(c, dtype=np.uint8) for c in crops]).astype(np.float32) / 255.0
+        x = x.transpose(0, 3, 1, 2)
+        total = np.zeros((len(x), NUM_CLASSES), np.float32)
+        for k in range(self.turns):
+            turned = np.ascontiguousarray(np.rot90(x, k, axes=(2, 3)))
+            total += np.concatenate(
+                [self.classifier.run(turned[i : i + 256]) for i in range(0, len(x), 256)]
+            )
+        return total / self.turns
