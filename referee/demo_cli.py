@@ -1,27 +1,73 @@
-"""`mjref demo`: the main job. Until the dashboard exists it says what it will run."""
+"""`mjref demo`: one simulated table refereed live in the terminal, until the dashboard exists.
+
+A half session (two rounds) is simulated with irregularities injected, fed event by event through
+the referee core with its clocks and penalty proposals; alerts print as they are raised, with the
+table's clock. At the end: results, pending proposals, and the score card written as HTML beside
+the event log, both under ``build/demo/``.
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
-PLAN = """mjref demo — the referee assistant on one machine (embedded defaults).
+from referee.duties import RefereeTable
+from referee.game.inject import IrregularSimulator
 
-Not yet assembled: the demo will start the referees' dashboard on localhost and a full simulated
-table (automatic-table link, camera and microphone replayed from recordings) feeding the referee
-core, with alerts and penalty proposals on the dashboard.
-
-Available now:
-  ./run score "234m234m666p88s34s" --win 5s --discard --seat E   score a hand (WMC, ZJ, MCR)
-  ./run test                                                     the whole test suite
-"""
+SEVERITY_MARK = {"info": "·", "warning": "!", "violation": "!!", "critical": "!!!"}
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("demo", help="run the dashboard with a simulated table")
+    parser = subparsers.add_parser(
+        "demo",
+        help="referee a simulated table live (the dashboard will come here)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--hands", type=int, default=8, help="hands to play (default 8)")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--rate", type=float, default=0.02, help="irregularity rate (0–1)")
+    parser.add_argument("--out", type=Path, default=Path("build/demo"), help="output folder")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print(PLAN, end="")
+    if args.hands < 1 or not 0.0 <= args.rate <= 1.0:
+        print("mjref demo: --hands must be ≥ 1 and --rate between 0 and 1")
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    log_path, card_path = args.out / "game.jsonl", args.out / "card.html"
+    sim = IrregularSimulator("wmc", args.seed, rate=args.rate)
+    duty = RefereeTable()
+    print(f"table T1 — WMC rules — {args.hands} hands, irregularities at rate {args.rate}")
+    with log_path.open("w", encoding="utf-8") as log:
+        for event in sim.run(args.hands):
+            log.write(event.model_dump_json() + "\n")
+            ended = len(duty.state.results)
+            step = duty.apply(event)
+            for alert in step.alerts:
+                mark = SEVERITY_MARK.get(str(alert.severity), "")
+                seat = alert.seat.name if alert.seat is not None else "-"
+                print(f"  {event.ts:8.1f}s {mark:>3} [{alert.rule}] {seat} {alert.message}")
+            for result in duty.state.results[ended:]:
+                print(_result_line(result.to_dict()))
+    pending = duty.ledger.pending()
+    print(f"\nproposals waiting for a referee: {len(pending)}")
+    for entry in pending[:10]:
+        p = entry.proposal
+        print(f"  {p.id}: {p.kind} {p.points} — {p.reason}")
+    cards = duty.cards()
+    card_path.write_text("\n".join(c.to_html() for c in cards), encoding="utf-8")
+    print("totals: " + "  ".join(f"{p} {v:+d}" for p, v in duty.totals().items()))
+    print(f"event log: {log_path}   score card: {card_path}")
+    print(f"replay it: ./run replay {log_path}   cards: ./run sheet {log_path}")
     return 0
+
+
+def _result_line(h: dict[str, Any]) -> str:
+    if h["result"] != "win":
+        return f"hand {h['hand'] + 1}: exhaustive draw (WMC-6.3)"
+    how = "self-drawn" if h["win_by"] == "self" else f"on {h['discarder']}'s discard"
+    pats = ", ".join(f"{p['id']} {p['name']}" for p in h["patterns"])
+    return f"hand {h['hand'] + 1}: {h['winner_name']} wins {how}, {h['value']} points ({pats})"

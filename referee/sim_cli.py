@@ -84,11 +84,11 @@ def run_simulate(args: argparse.Namespace) -> int:
 
 def replay_lines(
     lines: Iterable[str], outputs: list[EngineEvent] | None = None
-) -> tuple[Table | None, list[LogLineError]]:
-    """Replay JSONL text; malformed lines are collected (with line numbers) and skipped.
-    The engine's outputs (EVENTS.md) are appended to ``outputs`` when it is given."""
-    table: Table | None = None
-    duty: RefereeTable | None = None  # the engine plus clocks and penalty proposals
+) -> tuple[RefereeTable | None, list[LogLineError]]:
+    """Replay JSONL text into the engine plus clocks and penalty proposals; malformed lines are
+    collected (with line numbers) and skipped. The engine's outputs (EVENTS.md) are appended to
+    ``outputs`` when it is given."""
+    duty: RefereeTable | None = None
     errors: list[LogLineError] = []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -100,11 +100,10 @@ def replay_lines(
             continue
         if duty is None:
             duty = RefereeTable(ev.table_id, ev.session_id)
-            table = duty.table
         step = duty.apply(ev)
         if outputs is not None:
             outputs.extend(step.outputs())
-    return table, errors
+    return duty, errors
 
 
 def summary(table: Table) -> dict[str, Any]:
@@ -124,15 +123,16 @@ def run_replay(args: argparse.Namespace) -> int:
     outputs: list[EngineEvent] | None = [] if args.outputs else None
     try:
         with args.log.open(encoding="utf-8") as fh:
-            table, errors = replay_lines(fh, outputs)
+            duty, errors = replay_lines(fh, outputs)
     except OSError as exc:
         print(f"cannot read {args.log}: {exc}", file=sys.stderr)
         return 2
     for err in errors:
         print(f"{args.log}:{err}", file=sys.stderr)
-    if table is None:
+    if duty is None:
         print("no valid events in the log", file=sys.stderr)
         return 1
+    table = duty.table
     if outputs is not None:
         for out in outputs:
             print(out.to_json())
@@ -177,21 +177,9 @@ def _print_text(data: dict[str, Any]) -> None:
 
 
 def run_sheet(args: argparse.Namespace) -> int:
-    duty: RefereeTable | None = None
-    errors: list[LogLineError] = []
     try:
         with args.log.open(encoding="utf-8") as fh:
-            for number, text in enumerate(fh, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    ev = parse_line(text, number)
-                except LogLineError as exc:
-                    errors.append(exc)
-                    continue
-                if duty is None:
-                    duty = RefereeTable(ev.table_id, ev.session_id)
-                duty.apply(ev)
+            duty, errors = replay_lines(fh)
     except OSError as exc:
         print(f"cannot read {args.log}: {exc}", file=sys.stderr)
         return 2
