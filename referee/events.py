@@ -478,68 +478,51 @@ class RefereeDecision(Payload):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-PAYLOADS: dict[str, type[Payload]] = {
-    cls.TYPE: cls
-    for cls in (
-        SessionStarted,
-        SeatDraw,
-        WallBuilt,
-        DiceRolled,
-        Deal,
-        Draw,
-        ReplacementDraw,
-        FlowerSetAside,
-        Discard,
-        Call,
-        Chow,
-        Pung,
-        Kong,
-        MeldCorrected,
-        WinDeclared,
-        HandRevealed,
-        ExhaustiveDraw,
-        Observation,
-        MachineEvent,
-        RefereeDecision,
-        TilesExposed,
-        PenaltyTilesReturned,
-        WallFlipped,
-        DeadHand,
-        TimedSeats,
-        TablePaused,
-        TableResumed,
-        ClockExtended,
-        ClockCleared,
-        PlayerPaused,
-        PlayerBack,
-        PlayerLate,
-        WaitRequested,
-        WaitReleased,
-        PenaltyProposed,
-        PenaltyDecision,
-        CardSigned,
-        ScoreCorrected,
-    )
-}
-REFEREE_TYPES = frozenset(
-    cls.TYPE
-    for cls in (
-        TimedSeats,
-        TablePaused,
-        TableResumed,
-        ClockExtended,
-        ClockCleared,
-        PlayerPaused,
-        PlayerBack,
-        PlayerLate,
-        WaitRequested,
-        WaitReleased,
-        PenaltyProposed,
-        PenaltyDecision,
-        CardSigned,
-        ScoreCorrected,
-    )
+_DUTY_PAYLOADS: tuple[type[Payload], ...] = (
+    TimedSeats,
+    TablePaused,
+    TableResumed,
+    ClockExtended,
+    ClockCleared,
+    PlayerPaused,
+    PlayerBack,
+    PlayerLate,
+    WaitRequested,
+    WaitReleased,
+    PenaltyProposed,
+    PenaltyDecision,
+    CardSigned,
+    ScoreCorrected,
 )
+
+_GAME_PAYLOADS: tuple[type[Payload], ...] = (
+    SessionStarted,
+    SeatDraw,
+    WallBuilt,
+    DiceRolled,
+    Deal,
+    Draw,
+    ReplacementDraw,
+    FlowerSetAside,
+    Discard,
+    Call,
+    Chow,
+    Pung,
+    Kong,
+    MeldCorrected,
+    WinDeclared,
+    HandRevealed,
+    ExhaustiveDraw,
+    Observation,
+    MachineEvent,
+    RefereeDecision,
+    TilesExposed,
+    PenaltyTilesReturned,
+    WallFlipped,
+    DeadHand,
+)
+PAYLOADS: dict[str, type[Payload]] = {cls.TYPE: cls for cls in (*_GAME_PAYLOADS, *_DUTY_PAYLOADS)}
+REFEREE_TYPES = frozenset(cls.TYPE for cls in _DUTY_PAYLOADS)
 """Types the game engine logs but ignores: the duties layer (clocks, penalties, card) acts."""
 
 
