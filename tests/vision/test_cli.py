@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 from collections.abc import Callable
@@ -11,19 +10,12 @@ from typing import Any
 
 import pytest
 
+from referee.cli import main as mjref
 from vision import cli
 from vision.classes import LABELS, class_of_label
 from vision.detect import Detection
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-
-def run(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="mjref")
-    cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    code: int = args.handler(args)
-    return code
 
 
 def test_detect_json_lines_and_error_lines(
@@ -32,7 +24,7 @@ def test_detect_json_lines_and_error_lines(
     broken = tmp_path / "broken.jpg"
     broken.write_bytes(b"nope")
     images = [FIXTURES / "mixed.jpg", tmp_path / "missing.png", broken, FIXTURES / "hand_row.jpg"]
-    code = run(["tiles", "detect", *map(str, images), "--json", "--min-conf", "0.3"])
+    code = mjref(["tiles", "detect", *map(str, images), "--json", "--min-conf", "0.3"])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 1 and [line["image"] for line in lines] == list(map(str, images))
     assert "no such file" in lines[1]["error"] and "not a readable image" in lines[2]["error"]
@@ -44,7 +36,7 @@ def test_detect_json_lines_and_error_lines(
 
 
 def test_detect_text(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["tiles", "detect", str(FIXTURES / "turned_row.jpg")]) == 0
+    assert mjref(["tiles", "detect", str(FIXTURES / "turned_row.jpg")]) == 0
     assert "tiles:" in capsys.readouterr().out
 
 
@@ -64,14 +56,14 @@ def test_eval_on_a_labelled_folder(
             for r in fixture_labels(name)
         ]
         (tmp_path / "labels" / f"{name}.txt").write_text("\n".join(rows))
-    assert run(["tiles", "eval", str(tmp_path), "--names", "ours", "--json"]) == 0
+    assert mjref(["tiles", "eval", str(tmp_path), "--names", "ours", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["images"] == 2 and out["tiles"] == 21
     assert out["mAP50"] > 0.5 and out["tile_accuracy"] > 0.5
 
 
 def test_eval_wants_a_yolo_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["tiles", "eval", str(tmp_path)]) == 2
+    assert mjref(["tiles", "eval", str(tmp_path)]) == 2
     assert "images/" in capsys.readouterr().err
 
 
@@ -91,7 +83,7 @@ def test_score_reads_the_row_and_scores(
             return [Detection(*r[:4], cls=class_of_label(r[4]), conf=0.9) for r in rows]
 
     monkeypatch.setattr(cli, "TileRecognizer", Exact)
-    code = run(["tiles", "score", str(FIXTURES / "hand_row.jpg"), "--json", "--self"])
+    code = mjref(["tiles", "score", str(FIXTURES / "hand_row.jpg"), "--json", "--self"])
     out = capsys.readouterr()
     assert code == 0, out.err
     result = json.loads(out.out)
@@ -100,14 +92,14 @@ def test_score_reads_the_row_and_scores(
         ["3s", "4s", "5s"],
     ]
     assert result["valid"] is True and result["total"] > 0
-    assert run(["tiles", "score", str(FIXTURES / "hand_row.jpg"), "--win", "8s"]) == 0
+    assert mjref(["tiles", "score", str(FIXTURES / "hand_row.jpg"), "--win", "8s"]) == 0
     assert "Total:" in capsys.readouterr().out
 
 
 def test_score_with_the_real_model_reads_most_of_the_row(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    run(["tiles", "detect", str(FIXTURES / "hand_row.jpg"), "--json", "--min-conf", "0.15"])
+    mjref(["tiles", "detect", str(FIXTURES / "hand_row.jpg"), "--json", "--min-conf", "0.15"])
     read = [t["tile"] for t in json.loads(capsys.readouterr().out)["tiles"]]
     want = ["2m", "3m", "4m", "2m", "3m", "4m", "6p", "6p", "6p", "8s", "8s", "3s", "4s", "5s"]
     right = sum(min(read.count(t), want.count(t)) for t in set(want))
@@ -117,5 +109,5 @@ def test_score_with_the_real_model_reads_most_of_the_row(
 def test_missing_models_folder_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = run(["tiles", "--models", str(tmp_path), "detect", str(FIXTURES / "mixed.jpg")])
+    code = mjref(["tiles", "--models", str(tmp_path), "detect", str(FIXTURES / "mixed.jpg")])
     assert code == 2 and "no such model file" in capsys.readouterr().err

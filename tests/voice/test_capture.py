@@ -90,13 +90,9 @@ def test_sounddevice_capture_from_alsa_file_plugin(tmp_path: Path) -> None:
 
 
 LISTEN = """
-import argparse, sys
-from voice import cli
-p = argparse.ArgumentParser()
-sub = p.add_subparsers()
-cli.register(sub)
-args = p.parse_args(["voice", "listen", "--device", "default", "--seconds", sys.argv[1]])
-sys.exit(args.handler(args))
+import sys
+from referee.cli import main
+sys.exit(main(["voice", "listen", "--device", "default", "--seconds", sys.argv[1]]))
 """
 
 

@@ -8,21 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from voice import cli
+from referee.cli import main as mjref
 from voice.audio_io import Audio, write_wav
 
 from .conftest import place
-
-
-def _mjref(argv: list[str]) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="mjref")
-    sub = parser.add_subparsers(dest="command")
-    cli.register(sub)
-    args = parser.parse_args(argv)
-    code: int = args.handler(args)
-    return code
 
 
 def test_spot_json_shape_and_errors(
@@ -41,7 +30,7 @@ def test_spot_json_shape_and_errors(
 
     data, sr = sf.read(str(tmp_path / "q.wav"))
     sf.write(str(quiet), data, sr, format="FLAC")
-    code = _mjref(
+    code = mjref(
         [
             "voice",
             "spot",
@@ -78,19 +67,19 @@ def test_corrupt_model_stops_with_a_message(
     cfg.write_text(f'[voice]\nspotter_model = "{bad}"\n')
     wav = tmp_path / "a.wav"
     write_wav(wav, place([], 1.0))
-    assert _mjref(["voice", "spot", "--config", str(cfg), str(wav)]) == 1
+    assert mjref(["voice", "spot", "--config", str(cfg), str(wav)]) == 1
     assert "not a readable ONNX model" in capsys.readouterr().err
 
 
 def test_bad_config_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = tmp_path / "voice.toml"
     cfg.write_text('[voice]\nengine = "whisper"\n')
-    assert _mjref(["voice", "spot", "--config", str(cfg), "x.wav"]) == 2
+    assert mjref(["voice", "spot", "--config", str(cfg), "x.wav"]) == 2
     assert "engine" in capsys.readouterr().err
 
 
 def test_devices_lists_without_a_sound_card(capsys: pytest.CaptureFixture[str]) -> None:
-    code = _mjref(["voice", "devices", "--json"])
+    code = mjref(["voice", "devices", "--json"])
     out = capsys.readouterr()
     assert code in (0, 1)
     if code == 0:

@@ -9,22 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voice import cli
+from referee.cli import main as mjref
 from voice.audio_io import Audio, write_wav
 from voice.enrol import EnrolError, Profile
 
 from .conftest import SPOTTER, place
-
-
-def _mjref(argv: list[str]) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="mjref")
-    sub = parser.add_subparsers(dest="command")
-    cli.register(sub)
-    args = parser.parse_args(argv)
-    code: int = args.handler(args)
-    return code
 
 
 def test_player_house_word_is_learnt(
@@ -41,7 +30,7 @@ def test_player_house_word_is_learnt(
         write_wav(takes / f"win_{k}.wav", take)  # recorded at the table: the room's own noise
     profiles = tmp_path / "profiles"
     assert (
-        _mjref(
+        mjref(
             [
                 "voice",
                 "enrol",
@@ -67,10 +56,10 @@ def test_player_house_word_is_learnt(
     cfg = tmp_path / "voice.toml"
     cfg.write_text(f'[voice]\nspotter_model = "{SPOTTER}"\nprofiles_dir = "{profiles}"\n')
     capsys.readouterr()
-    _mjref(["voice", "spot", "--json", "--config", str(cfg), str(test)])
+    mjref(["voice", "spot", "--json", "--config", str(cfg), str(test)])
     before = json.loads(capsys.readouterr().out)["calls"]
     assert "win" not in [c["word"] for c in before]
-    _mjref(
+    mjref(
         [
             "voice",
             "spot",

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
 from referee import sim_cli
+from referee.cli import main
 from referee.game.render import render
 from referee.game.sim import Simulator
 
 
 def _run(*argv: str) -> int:
-    parser = argparse.ArgumentParser()
-    sim_cli.register(parser.add_subparsers())
-    args = parser.parse_args(argv)
-    code: int = args.handler(args)
-    return code
+    return main(list(argv))
 
 
 @pytest.mark.parametrize("profile", ["wmc", "mcr"])
