@@ -30,11 +30,9 @@ from referee.events import (
     PlayerPaused,
     Pung,
     ReplacementDraw,
-    Source,
     TilesExposed,
     WallFlipped,
     WinDeclared,
-    make_event,
 )
 from referee.game import claims
 from referee.game.claims import WINDS
@@ -128,22 +126,10 @@ class IrregularSimulator(Simulator):
         self._marks[id(payload)] = (refs, delay)
         self.injected[kind] += 1
 
-    def _emit(self, payload: Payload) -> Event:
-        refs, delay = self._marks.pop(id(payload), ((), 0.0))
-        self.ts += 0.5 + self._clock() * 2.5 + delay
-        ev = make_event(
-            payload,
-            seq=self.seq,
-            ts=round(self.ts, 3),
-            table_id=self._table_id,
-            session_id=self._session_id,
-            source=Source.SIMULATOR,
-            evidence=refs,
-        )
-        self.seq += 1
-        step = self.table.apply(ev)
-        self.alerts.extend(step.alerts)
-        self._seat_waits = [None] * 4
+    def _emit(self, payload: Payload, evidence: tuple[str, ...] = (), delay: float = 0.0) -> Event:
+        refs, extra = self._marks.pop(id(payload), ((), 0.0))
+        ev = super()._emit(payload, (*evidence, *refs), delay + extra)
+        self._seat_waits = [None] * 4  # injected acts change hands in ways the cache can't see
         hand = self.table.state.hand
         if hand is not None:
             self._barred = {

@@ -139,8 +139,9 @@ class Simulator:
 
     # ---- events ------------------------------------------------------------------------------
 
-    def _emit(self, payload: Payload) -> Event:
-        self.ts += 0.5 + self._clock() * 2.5
+    def _emit(self, payload: Payload, evidence: tuple[str, ...] = (), delay: float = 0.0) -> Event:
+        """Stamp, log and apply one event; ``delay`` adds think time (injected overruns)."""
+        self.ts += 0.5 + self._clock() * 2.5 + delay
         ev = make_event(
             payload,
             seq=self.seq,
@@ -148,6 +149,7 @@ class Simulator:
             table_id=self._table_id,
             session_id=self._session_id,
             source=Source.SIMULATOR,
+            evidence=evidence,
         )
         self.seq += 1
         step = self.table.apply(ev)
