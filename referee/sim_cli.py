@@ -119,19 +119,31 @@ def summary(table: Table) -> dict[str, Any]:
     }
 
 
-def run_replay(args: argparse.Namespace) -> int:
-    outputs: list[EngineEvent] | None = [] if args.outputs else None
+def replay_file(
+    path: Path, outputs: list[EngineEvent] | None = None
+) -> tuple[RefereeTable, list[LogLineError]] | int:
+    """Replay a log file, reporting malformed lines on stderr; an exit code when nothing could
+    be replayed (2: unreadable file, 1: no valid event)."""
     try:
-        with args.log.open(encoding="utf-8") as fh:
+        with path.open(encoding="utf-8") as fh:
             duty, errors = replay_lines(fh, outputs)
     except OSError as exc:
-        print(f"cannot read {args.log}: {exc}", file=sys.stderr)
+        print(f"cannot read {path}: {exc}", file=sys.stderr)
         return 2
     for err in errors:
-        print(f"{args.log}:{err}", file=sys.stderr)
+        print(f"{path}:{err}", file=sys.stderr)
     if duty is None:
         print("no valid events in the log", file=sys.stderr)
         return 1
+    return duty, errors
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    outputs: list[EngineEvent] | None = [] if args.outputs else None
+    replayed = replay_file(args.log, outputs)
+    if isinstance(replayed, int):
+        return replayed
+    duty, errors = replayed
     table = duty.table
     if outputs is not None:
         for out in outputs:
@@ -177,17 +189,10 @@ def _print_text(data: dict[str, Any]) -> None:
 
 
 def run_sheet(args: argparse.Namespace) -> int:
-    try:
-        with args.log.open(encoding="utf-8") as fh:
-            duty, errors = replay_lines(fh)
-    except OSError as exc:
-        print(f"cannot read {args.log}: {exc}", file=sys.stderr)
-        return 2
-    for err in errors:
-        print(f"{args.log}:{err}", file=sys.stderr)
-    if duty is None:
-        print("no valid events in the log", file=sys.stderr)
-        return 1
+    replayed = replay_file(args.log)
+    if isinstance(replayed, int):
+        return replayed
+    duty, errors = replayed
     cards = duty.cards()
     if args.html:
         args.html.write_text("\n".join(c.to_html() for c in cards), encoding="utf-8")
