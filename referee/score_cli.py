@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from referee.hands import Flag, HandError, Meld, WinBy, Wind, WinningHand
 from referee.scoring import PROFILE_NAMES, ScoreResult, score
-from referee.scoring.payments import MCR_BASE, PAR
+from referee.scoring.payments import settle
 from referee.tiles import NotationError, format_tiles, parse_tile, parse_tiles, tile_name
 
 EXAMPLES = """examples:
@@ -162,17 +162,20 @@ def render(hand: WinningHand, result: ScoreResult) -> str:
 
 
 def _payment_line(hand: WinningHand, result: ScoreResult) -> str:
-    v = result.total
-    if result.profile == "mcr":
-        if hand.self_drawn:
-            return f"each of the three pays {MCR_BASE + v} (MCR: 8 + fan)"
-        return f"each pays {MCR_BASE}, the discarder {MCR_BASE + v} (MCR)"
+    """What each seat pays, from the same settle() the game uses (any other seat discarding)."""
     if hand.self_drawn:
-        return f"each of the three pays {v} (WMC-12.4)"
-    par = PAR[result.profile]
-    if v <= par:
-        return f"each of the three pays {v} (WMC-12.4)"
+        paid = settle(result.profile, result.total, hand.seat, WinBy.SELF)
+        return f"each of the three pays {-paid.deltas[_next(hand.seat)]} ({paid.rule})"
+    discarder = _next(hand.seat)
+    paid = settle(result.profile, result.total, hand.seat, WinBy.DISCARD, discarder)
+    by_discarder, by_other = -paid.deltas[discarder], -paid.deltas[_next(discarder)]
+    if by_discarder == by_other:
+        return f"each of the three pays {by_other} ({paid.rule})"
+    exemption = "" if result.profile == "mcr" else "; the discarder may invoke follow-suit"
     return (
-        f"the discarder pays {3 * v - 2 * par}, the other two {par} each (WMC-12.4; "
-        "the discarder may invoke the follow-suit exemption)"
+        f"the discarder pays {by_discarder}, the other two {by_other} each ({paid.rule}{exemption})"
     )
+
+
+def _next(seat: Wind) -> Wind:
+    return Wind((seat + 1) % 4)
