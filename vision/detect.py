@@ -20,11 +20,10 @@ from vision.onnx_model import ModelError, OnnxModel
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
-CROP = 48  # classifier input side
-CROP_STORE = 64  # crops are cut at this side, then box-scaled to CROP (as in training)
+CROP_STORE = 64  # crops are cut at this side, then box-scaled to the classifier's (as in training)
 CROP_MARGIN = 0.08
 LETTERBOX_FILL = 114
-DEFAULT_MIN_CONF = 0.2  # best tile accuracy on the first 100 dev photos (models/MODELS.md)
+DEFAULT_MIN_CONF = 0.4  # best tile accuracy on the first 100 dev photos (models/MODELS.md)
 TILE_ABOVE = 2.5  # images longer than this many detector sides also go through windows
 
 
@@ -95,10 +94,10 @@ def square_crop(
     )
 
 
-def tile_crop(img: Image.Image, box: tuple[float, float, float, float]) -> Image.Image:
+def tile_crop(img: Image.Image, box: tuple[float, float, float, float], side: int) -> Image.Image:
     """The classifier's view of one tile, exactly as vision/train.py made its training crops."""
     crop = square_crop(img, box, CROP_STORE, CROP_MARGIN)
-    return crop.resize((CROP, CROP), Image.Resampling.BOX)
+    return crop if side == CROP_STORE else crop.resize((side, side), Image.Resampling.BOX)
 
 
 def windows(width: int, height: int, side: int, overlap: float) -> list[tuple[int, int, int, int]]:
@@ -142,12 +141,14 @@ class TileRecognizer:
         self.side = side or self.detector.fixed_side(640)
         cls_path = classifier or models_dir / CLASSIFIER_FILE
         self.classifier: OnnxModel | None = None
+        self.crop = CROP_STORE
         if self.det_classes == 1 or cls_path.exists() or classifier is not None:
             self.classifier = OnnxModel(
                 cls_path,
-                f"tile classifier ({CROP}×{CROP} crops → {NUM_CLASSES} probabilities)",
+                f"tile classifier (square crops → {NUM_CLASSES} probabilities)",
                 threads,
             )
+            self.crop = self.classifier.fixed_side(CROP_STORE)
             out = self.classifier.output_shape
             if len(out) != 2 or (isinstance(out[1], int) and out[1] != NUM_CLASSES):
                 raise ModelError(
@@ -168,7 +169,7 @@ class TileRecognizer:
         """Tiles in ``img`` (RGB), best first; ``tiled=None``: windows only for large images."""
         w, h = img.size
         views: list[tuple[int, int, int, int]] = [(0, 0, w, h)]
-        # The detector learned from 640 px photos seen at 320: images up to TILE_ABOVE × side are
+        # The detector learned from 640 px photos seen at 416: images up to TILE_ABOVE × side are
         # seen whole; larger ones also through 1:1 windows, where 15–30 px tiles stay that size.
         if tiled or (tiled is None and max(w, h) > TILE_ABOVE * self.side):
             views += windows(w, h, self.side, overlap)
@@ -246,12 +247,13 @@ class TileRecognizer:
     def _classify(self, img: Image.Image, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self.classifier is None:
             return rows[:, 5].astype(np.int64), rows[:, 4]
-        probs = self.classify_crops([tile_crop(img, (r[0], r[1], r[2], r[3])) for r in rows])
+        boxes = [(float(r[0]), float(r[1]), float(r[2]), float(r[3])) for r in rows]
+        probs = self.classify_crops([tile_crop(img, box, self.crop) for box in boxes])
         # P(tile here) × P(this tile | a tile here)
         return probs.argmax(1), rows[:, 4] * probs.max(1)
 
     def classify_crops(self, crops: Sequence[Image.Image]) -> np.ndarray:
-        """Class probabilities ``[n, 43]`` for ``CROP``×``CROP`` RGB crops."""
+        """Class probabilities ``[n, 43]`` for RGB crops of side ``self.crop``."""
         assert self.classifier is not None
         if not crops:
             return np.zeros((0, NUM_CLASSES), np.float32)
