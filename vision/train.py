@@ -427,7 +427,46 @@ def export(work: Path, out: Path, det_weights: Path | None) -> None:
             opset_version=17,
             dynamo=False,
         )
-        print(f"classifier → {out / 'tile_classifier.onnx'}")
+        _quantize_classifier(out / "tile_classifier.onnx", work / "crops_train.npz", crop)
+        print(f"classifier → {out / 'tile_classifier.onnx'} (int8)")
+
+
+def _quantize_classifier(path: Path, crops: Path, crop: int) -> None:
+    """Static int8 (per-channel weights, calibrated on 512 train crops): 3× faster on the CPU
+    for the same valid accuracy (0.9646 vs 0.9645 fp32), which keeps us within 1.5× the peer."""
+    from onnxruntime.quantization import (  # type: ignore[import-untyped,unused-ignore]
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+
+    x = np.load(crops)["x"]
+    pick = x[np.random.default_rng(0).choice(len(x), 512, replace=False)]
+    calib = _to_input(pick, crop).numpy()
+
+    class Batches(CalibrationDataReader):  # type: ignore[misc,unused-ignore]
+        def __init__(self) -> None:
+            self.at = 0
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            if self.at >= len(calib):
+                return None
+            self.at += 32
+            return {"crops": calib[self.at - 32 : self.at]}
+
+    fp32 = path.with_suffix(".fp32.onnx")
+    path.replace(fp32)
+    quantize_static(
+        str(fp32),
+        str(path),
+        Batches(),
+        quant_format=QuantFormat.QOperator,
+        per_channel=True,
+        activation_type=QuantType.QUInt8,
+        weight_type=QuantType.QInt8,
+    )
+    fp32.unlink()
 
 
 def main(argv: list[str] | None = None) -> int:
