@@ -38,8 +38,6 @@ from vision.classes import NAME_SETS, NUM_CLASSES
 from vision.dataset import iter_samples, read_labels
 
 CROP = 64  # classifier input side (pixels); 48 loses the small corner numbers of the flowers
-STORE = 64  # crops are stored at this side and scaled to the classifier's side when used
-CROP_MARGIN = 0.08  # context kept around a box, as a share of its size
 TILENET_WIDTHS = (32, 48, 96, 160)  # stem, then one double-conv block per scale (24, 12, 6 px)
 
 
@@ -114,10 +112,10 @@ def _synthetic_crop(rng: random.Random, cls: int) -> np.ndarray:
 
 
 def crop_box(img: Image.Image, box: tuple[float, float, float, float]) -> np.ndarray:
-    """The same crop the run-time classifier sees (vision.detect.crop_tiles): square, margin."""
-    from vision.detect import square_crop
+    """The run-time crop (vision.detect.tile_crop), stored at its full side and scaled per model."""
+    from vision.detect import CROP_STORE, tile_crop
 
-    return np.asarray(square_crop(img, box, STORE, CROP_MARGIN), dtype=np.uint8)
+    return np.asarray(tile_crop(img, box, CROP_STORE), dtype=np.uint8)
 
 
 def _yolo() -> Any:
