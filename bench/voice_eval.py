@@ -30,8 +30,8 @@ from voice import augment, dataset, synth, train  # noqa: E402
 from voice.audio_io import SR, Audio  # noqa: E402
 from voice.corpus import CHATTER  # noqa: E402
 from voice.detect import Detection, SpotterDetector  # noqa: E402
+from voice.encoder import SpeechEncoder  # noqa: E402
 from voice.events import LANGS  # noqa: E402
-from voice.frontend import Frontend  # noqa: E402
 from voice.head import Head, OnnxHead, class_of  # noqa: E402
 from voice.pipeline import CallPipeline  # noqa: E402
 
@@ -98,7 +98,7 @@ def print_table(title: str, table: dict[str, dict[str, float]]) -> None:
         print(f"  {lang:<5} {int(calls):>5} {right:>7} {lok:>9} {int(neg):>9} {fa:>12}")
 
 
-def loso(fe: Frontend, quick: bool, shipped_threshold: float) -> dict[str, dict[str, float]]:
+def loso(enc: SpeechEncoder, quick: bool, shipped_threshold: float) -> dict[str, dict[str, float]]:
     dev = train.shared_dev()
     if not (dev / "manifest.jsonl").exists():
         print("\n[loso] skipped: no dev recordings at", dev)
@@ -118,14 +118,14 @@ def loso(fe: Frontend, quick: bool, shipped_threshold: float) -> dict[str, dict[
             if s.group != g:
                 continue
             clip = dataset.render(s)
-            dets = run_detector(SpotterDetector(head, fe), in_room(clip, rng, (25, 35)))
+            dets = run_detector(SpotterDetector(head, enc), in_room(clip, rng, (25, 35)))
             results.append((s.lang, s.label, dets))
             n += 1
         print(f"[loso] {g}: {n} clips, fold {time.time() - t0:.0f} s", flush=True)
     return score(results)
 
 
-def heldout(fe: Frontend, head: Head, quick: bool) -> dict[str, dict[str, float]]:
+def heldout(enc: SpeechEncoder, head: Head, quick: bool) -> dict[str, dict[str, float]]:
     specs = dataset.synthetic_specs(heldout=True)
     rnd = random.Random(1)
     if quick:
@@ -138,7 +138,7 @@ def heldout(fe: Frontend, head: Head, quick: bool) -> dict[str, dict[str, float]
         except Exception:
             continue
         results.append(
-            (s.lang, s.label, run_detector(SpotterDetector(head, fe), in_room(clip, rng)))
+            (s.lang, s.label, run_detector(SpotterDetector(head, enc), in_room(clip, rng)))
         )
     return score(results)
 
@@ -170,10 +170,10 @@ def table_talk(minutes: float, seed: int = 5) -> Audio:
     return out + bed * 10 ** (-45 / 20)
 
 
-def fa_per_hour(fe: Frontend, head: Head, minutes: float) -> dict[str, float]:
+def fa_per_hour(enc: SpeechEncoder, head: Head, minutes: float) -> dict[str, float]:
     x = table_talk(minutes)
     t0 = time.process_time()
-    dets = run_detector(SpotterDetector(head, fe), x)
+    dets = run_detector(SpotterDetector(head, enc), x)
     cpu = time.process_time() - t0
     hours = len(x) / SR / 3600
     return {
@@ -185,7 +185,7 @@ def fa_per_hour(fe: Frontend, head: Head, minutes: float) -> dict[str, float]:
     }
 
 
-def latency(fe: Frontend, head: Head, n_calls: int) -> dict[str, float]:
+def latency(enc: SpeechEncoder, head: Head, n_calls: int) -> dict[str, float]:
     """Real-time paced single channel: word end → CallHeard, wall clock."""
     specs = [
         s for s in dataset.synthetic_specs(heldout=True) if s.label > 0 and s.source == "espeak"
@@ -204,7 +204,7 @@ def latency(fe: Frontend, head: Head, n_calls: int) -> dict[str, float]:
     x = rng.normal(0, 1e-3, k + SR).astype(np.float32)
     for at, clip in clips:
         x[at : at + len(clip)] += clip
-    pipe = CallPipeline([SpotterDetector(head, fe)])
+    pipe = CallPipeline([SpotterDetector(head, enc)])
     lat: list[float] = []
     start = time.monotonic()
     cpu0 = time.process_time()
@@ -232,17 +232,17 @@ def latency(fe: Frontend, head: Head, n_calls: int) -> dict[str, float]:
     }
 
 
-def cpu_four_channels(fe: Frontend, head: Head, seconds: float) -> dict[str, float]:
+def cpu_four_channels(enc: SpeechEncoder, head: Head, seconds: float) -> dict[str, float]:
     """Four channels of table talk (each mic hears the talk, attenuated), unpaced."""
     talk = table_talk(seconds / 60, seed=9)
     x = np.stack([talk * g for g in (1.0, 0.5, 0.35, 0.25)], axis=1).astype(np.float32)
-    pipe = CallPipeline([SpotterDetector(head, fe) for _ in range(4)])
+    pipe = CallPipeline([SpotterDetector(head, enc) for _ in range(4)])
     t0 = time.process_time()
     for i in range(0, len(x), BLOCK):
         pipe.feed(x[i : i + BLOCK])
     cpu = time.process_time() - t0
     silence = np.zeros((int(seconds * SR), 4), np.float32)
-    pipe2 = CallPipeline([SpotterDetector(head, fe) for _ in range(4)])
+    pipe2 = CallPipeline([SpotterDetector(head, enc) for _ in range(4)])
     t1 = time.process_time()
     for i in range(0, len(silence), BLOCK):
         pipe2.feed(silence[i : i + BLOCK])
@@ -262,29 +262,29 @@ def main() -> int:
     ap.add_argument("--skip-loso", action="store_true")
     args = ap.parse_args()
     t0 = time.time()
-    fe = Frontend()
+    enc = SpeechEncoder()
     head = OnnxHead(args.model)
     print(f"model {args.model.name}: {dict(head.meta.info)} threshold {head.meta.threshold}")
     res: dict[str, object] = {"quick": args.quick}
     if not args.skip_loso:
-        res["loso"] = tab = loso(fe, args.quick, head.meta.threshold)
+        res["loso"] = tab = loso(enc, args.quick, head.meta.threshold)
         if tab:
             print_table("Leave-one-speaker-out, real dev recordings (per language present)", tab)
-    res["heldout"] = tab = heldout(fe, head, args.quick)
+    res["heldout"] = tab = heldout(enc, head, args.quick)
     print_table("Held-apart synthetic voices (espeak-ng variants + Kokoro jf_tebukuro)", tab)
     minutes = 10.0 if args.quick else 60.0
-    res["table_talk"] = fa = fa_per_hour(fe, head, minutes)
+    res["table_talk"] = fa = fa_per_hour(enc, head, minutes)
     print(
         f"\nTable talk, {minutes:.0f} min synthetic, no calls: {fa['false_alarms']} false alarms "
         f"= {fa['per_hour']:.1f}/hour  {fa['words']}"
     )
-    res["latency"] = lat = latency(fe, head, 15 if args.quick else 60)
+    res["latency"] = lat = latency(enc, head, 15 if args.quick else 60)
     print(
         f"\nLatency, paced 80 ms blocks, {lat['heard']}/{lat['calls']} calls heard: "
         f"p50 {lat['p50_ms']:.0f} ms, p95 {lat['p95_ms']:.0f} ms; "
         f"CPU {lat['cpu_pct_of_core']:.1f}% of a core"
     )
-    res["cpu"] = cpu = cpu_four_channels(fe, head, 30.0 if args.quick else 120.0)
+    res["cpu"] = cpu = cpu_four_channels(enc, head, 30.0 if args.quick else 120.0)
     print(
         f"CPU per channel (4 channels): table talk {cpu['talk_pct_per_channel']:.1f}% of a core, "
         f"silence {cpu['idle_pct_per_channel']:.1f}%"

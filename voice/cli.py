@@ -183,8 +183,8 @@ def run_devices(args: argparse.Namespace) -> int:
 
 def run_enrol(args: argparse.Namespace) -> int:
     from voice.audio_io import read_audio
+    from voice.encoder import SpeechEncoder
     from voice.enrol import EnrolError, build_profile
-    from voice.frontend import Frontend
     from voice.head import CLASSES
 
     cfg = load_config(args.config)
@@ -202,7 +202,7 @@ def run_enrol(args: argparse.Namespace) -> int:
                 takes += [(label, _record(args, word, k)) for k in range(args.takes)]
         if not takes:
             raise EnrolError("no takes found")
-        profile = build_profile(Frontend(), args.player, takes)
+        profile = build_profile(SpeechEncoder(), args.player, takes)
     except (EnrolError, AudioReadError) as exc:
         print(f"mjref voice enrol: {exc}", file=sys.stderr)
         return 1

@@ -1,6 +1,6 @@
-"""Training windows for the spotter: synthesize or load a clip, put it in a noisy room, embed
-the whole canvas once, and cut 16-embedding windows whose end falls where the detector decides
-(just after the word ends). Clips are processed in parallel chunks and cached as .npz."""
+"""Training windows for the spotter: synthesize or load a clip, put it in a noisy room, and
+encode the 2 s windows that end where the detector decides (just after the word ends). Clips are
+processed in parallel chunks and cached as .npz."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import numpy.typing as npt
 from voice import augment, synth
 from voice.audio_io import SR, Audio, read_audio
 from voice.corpus import CHATTER, JA_IPA_CHATTER
+from voice.encoder import DIM, FRAMES, SPAN, STEP, SpeechEncoder
 from voice.events import LANGS, WORDS
-from voice.frontend import CHUNK, Frontend, emb_end_sample
-from voice.head import CLASSES, WINDOW
+from voice.head import CLASSES
 from voice.vocab import load_vocab
 
 # Decision point: the detector looks at the window ending 80-560 ms after the word's end.
@@ -70,7 +70,7 @@ def canvas(
             x = augment.speed(x, factor)
         if rng.random() < 0.6:
             x = augment.reverb(x, rng)
-    # The first full window ends 1.98 s into a stream: put the word's end past that point.
+    # A window spans 2 s: put the word's end past that point, so its windows are full.
     pre = int(SR * (max(0.3, 1.95 - len(x) / SR) + rng.uniform(0.0, 0.6)))
     n = pre + len(x) + int(0.7 * SR)
     speech = np.zeros(n, dtype=np.float32)
@@ -98,26 +98,22 @@ def first_word_end(clip: Audio) -> int:
     return min(len(clip), segs[0].end - len(pad))
 
 
-def windows_for(
-    emb: npt.NDArray[np.float32], off: int, positive: bool, rng: np.random.Generator
-) -> list[int]:
-    """Indices j (window = emb[j-15 .. j]) to keep from one canvas."""
-    js = []
-    for j in range(WINDOW - 1, len(emb)):
-        lag = (emb_end_sample(j) - off) / SR
-        if END_LAG[0] <= lag <= END_LAG[1]:
-            js.append(j)
+def decision_ends(n: int, off: int, positive: bool, rng: np.random.Generator) -> list[int]:
+    """Up to 4 window ends (samples) to keep from a canvas of ``n`` samples whose word ends at
+    ``off``: on a grid with a random phase, as a live stream meets it."""
+    grid = range(SPAN - STEP + int(rng.integers(0, STEP)), n + 1, STEP)
+    ends = [e for e in grid if END_LAG[0] <= (e - off) / SR <= END_LAG[1]]
     if not positive:  # negatives also teach what mid-speech windows look like
-        js += [j for j in range(WINDOW - 1, len(emb)) if j not in js and rng.random() < 0.3]
-    rng.shuffle(js)
-    return js[:4]
+        ends += [e for e in grid if e not in ends and rng.random() < 0.3]
+    rng.shuffle(ends)
+    return ends[:4]
 
 
 def process(
     specs: list[ClipSpec], babble_specs: list[ClipSpec]
 ) -> dict[str, npt.NDArray[np.generic]]:
-    """Render, augment and embed a chunk of specs (runs in a worker process)."""
-    fe = Frontend()
+    """Render, augment and encode a chunk of specs (runs in a worker process)."""
+    enc = SpeechEncoder()
     babble: list[Audio] = []
     for b in babble_specs:
         try:
@@ -141,16 +137,13 @@ def process(
         for a in range(spec.n_aug):
             clean = spec.clean or (a == 0 and spec.source == "real")
             y, on, _off, factor = canvas(clip, rng, babble, clean=clean)
-            off = on + int(call_end / factor)
-            jitter = int(rng.integers(0, CHUNK))  # sub-hop alignment varies like a live stream
-            emb = fe.embed(y[jitter:])
-            off -= jitter
-            for j in windows_for(emb, off, spec.label != 0, rng):
-                xs.append(emb[j - WINDOW + 1 : j + 1].astype(np.float16))
-                ys.append(spec.label)
-                groups.append(spec.group)
+            ends = decision_ends(len(y), on + int(call_end / factor), spec.label != 0, rng)
+            if ends:
+                xs.append(enc.at(y, ends).astype(np.float16))
+                ys += [spec.label] * len(ends)
+                groups += [spec.group] * len(ends)
     return {
-        "x": np.stack(xs) if xs else np.zeros((0, WINDOW, 96), np.float16),
+        "x": np.concatenate(xs) if xs else np.zeros((0, FRAMES, DIM), np.float16),
         "y": np.asarray(ys, dtype=np.int16),
         "group": np.asarray(groups),
     }
@@ -309,7 +302,7 @@ def babble_specs(seed: int) -> list[ClipSpec]:
 
 
 def build(specs: list[ClipSpec], out: Path, workers: int = 2) -> Path:
-    """Embed all specs into ``out`` (.npz with x, y, group), in ``workers`` processes."""
+    """Encode all specs into ``out`` (.npz with x, y, group), in ``workers`` processes."""
     from concurrent.futures import ProcessPoolExecutor
 
     chunks = [specs[i : i + 40] for i in range(0, len(specs), 40)]

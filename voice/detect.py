@@ -1,7 +1,7 @@
 """Per-channel detectors: audio in, :class:`Detection` out, in stream sample units.
 
 Both engines share the energy gate; they differ in what they do with a closed segment: the
-spotter classifies the embedding window ending just after it, vosk decodes it with a grammar.
+spotter encodes and classifies the 2 s window ending just after it, vosk decodes it with a grammar.
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from typing import Protocol
 import numpy as np
 
 from voice.audio_io import SR, Audio
+from voice.encoder import DIM, FRAMES, SPAN, STEP, SpeechEncoder
 from voice.events import Engine, Lang, Word
-from voice.frontend import CHUNK, EmbeddingStream, Frontend, emb_end_sample
 from voice.head import Head, class_of
 from voice.vad import EnergyGate, Segment
 
 MIN_SEG = int(0.08 * SR)  # shorter bursts are clicks, not words
-PRIME = 2 * SR  # a quiet lead-in, so a call in a stream's first seconds still fills a window
-LAG = int(0.08 * SR)  # the decision window ends at least this long after the gate's word end
+LAG = int(0.08 * SR)  # the decision window ends this long after the gate's word end
+KEEP = 4 * SPAN  # audio kept: windows for a long segment and the room before it
 
 
 @dataclass(frozen=True)
@@ -48,12 +48,13 @@ class Detector(Protocol):
 
 
 class SpotterDetector:
-    """Gate + streaming embeddings + head; decides once per speech segment."""
+    """Gate + speech encoder + head; decides once per speech segment, on the window ending just
+    after it, so a silent channel costs nothing but the gate."""
 
     def __init__(
         self,
         head: Head,
-        frontend: Frontend,
+        encoder: SpeechEncoder,
         *,
         threshold: float | None = None,
         adapter: Adapter | None = None,
@@ -61,39 +62,37 @@ class SpotterDetector:
         refractory_s: float = 0.6,
         long_s: float = 1.2,
     ) -> None:
+        if (head.meta.window, head.meta.dim) != (FRAMES, DIM):
+            raise ValueError(
+                f"head takes {head.meta.window} × {head.meta.dim} features, "
+                f"the encoder gives {FRAMES} × {DIM}"
+            )
         self.head = head
-        self.stream = EmbeddingStream(frontend)
+        self.encoder = encoder
         self.gate = gate or EnergyGate()
         self.threshold = head.meta.threshold if threshold is None else threshold
         self.adapter = adapter
-        self.window = head.meta.window
         self._pending: list[Segment] = []
         # A call is a short isolated word: speech right after one is its continuation ("碰！…"),
         # and a long segment is searched along its length rather than only at its end.
         self.refractory = int(refractory_s * SR)
         self.long = int(long_s * SR)
         self._last_call_end = -(10**9)
-        self._recent_speech = -(10**9)
-        quiet = np.random.default_rng(0).normal(0, 1e-4, PRIME).astype(np.float32)
-        self.stream.feed(quiet)  # stream sample = audio sample + PRIME
+        self.samples = 0  # samples received
+        self._buf = np.zeros(0, np.float32)  # the last KEEP samples, for the windows
+        self._buf_start = 0
 
     def feed(self, x: Audio) -> list[Detection]:
-        self.stream.feed(x)
+        self._buf = np.concatenate([self._buf, x.astype(np.float32)])
+        self.samples += len(x)
+        drop = max(0, len(self._buf) - KEEP)
+        self._buf, self._buf_start = self._buf[drop:], self._buf_start + drop
         self._pending.extend(s for s in self.gate.feed(x) if s.end - s.start >= MIN_SEG)
-        if self.gate.active:
-            self._recent_speech = self.stream.samples
-        self._prefetch()
         return self._decide()
 
     def flush(self) -> list[Detection]:
         self._pending.extend(s for s in self.gate.flush() if s.end - s.start >= MIN_SEG)
         return self._decide(final=True)
-
-    def _prefetch(self) -> None:
-        """Embed during and just after speech, so a decision only waits for its last frame."""
-        if self.stream.samples - self._recent_speech < 2 * SR and self.stream.last >= 0:
-            lo = max(self.stream.first(), self.stream.last - self.window)
-            self.stream.embeddings(list(range(lo, self.stream.last + 1)))
 
     def _decide(self, final: bool = False) -> list[Detection]:
         out: list[Detection] = []
@@ -101,42 +100,27 @@ class SpotterDetector:
         for seg in self._pending:
             if seg.start - self._last_call_end < self.refractory:
                 continue
-            j = self._first_window(seg.end)
-            if j is None:
-                keep.append(seg)
-                continue
-            if j > self.stream.last:
+            end = seg.end + LAG
+            ends = [end, end + STEP]
+            if seg.end - seg.start > self.long:
+                first = max(seg.start + SR // 2, end - 20 * STEP)
+                ends = list(range(first, end + 1, STEP)) or [end]
+            if ends[-1] > self.samples:
                 if not final:
                     keep.append(seg)
                     continue
-                j = self.stream.last
-            js = [k for k in (j, j + 1) if k <= self.stream.last]
-            if seg.end - seg.start > self.long:
-                j0 = self._first_window(seg.start + SR // 2) or j
-                js = list(range(max(j0, j - 20, self.stream.first() + self.window - 1), j + 1))
-            lo = js[0] - self.window + 1
-            if lo < self.stream.first():
-                continue  # stream shorter than a window: nothing to decide on
-            embs = self.stream.embeddings(list(range(lo, js[-1] + 1)))
-            wins = np.stack([embs[k - lo - self.window + 1 : k - lo + 1] for k in js])
+                ends = sorted({min(e, self.samples) for e in ends})
+            wins = self.encoder.at(self._buf, ends, self._buf_start)
             probs = self.head.probs(wins)
             if self.adapter is not None:
-                probs = self.adapter.adapt(probs, wins, self._background(seg))
-            det = self._pick(probs, seg, self.stream.samples - PRIME)
+                background = self.encoder.at(self._buf, [seg.start], self._buf_start)[0]
+                probs = self.adapter.adapt(probs, wins, background)
+            det = self._pick(probs, seg, self.samples)
             if det is not None:
                 out.append(det)
                 self._last_call_end = seg.end
         self._pending = keep
         return out
-
-    def _background(self, seg: Segment) -> np.ndarray:
-        jb = (seg.start + PRIME - emb_end_sample(0)) // CHUNK
-        jb = max(jb, self.stream.first() + self.window - 1)
-        return self.stream.embeddings(list(range(jb - self.window + 1, jb + 1)))
-
-    def _first_window(self, end: int) -> int | None:
-        j = max(0, -(-(end + PRIME + LAG - emb_end_sample(0)) // CHUNK))
-        return j if j >= self.window - 1 else None
 
     def _pick(self, probs: np.ndarray, seg: Segment, now: int) -> Detection | None:
         p = probs.max(axis=0)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from voice.config import VoiceConfig
 from voice.detect import Detector, SpotterDetector
+from voice.encoder import SpeechEncoder
 from voice.enrol import Profile, ProfileAdapter
 from voice.events import Word
-from voice.frontend import Frontend
 from voice.head import OnnxHead
 from voice.vocab import load_vocab
 from voice.vosk_engine import VoskDetector, VoskLanguage, VoskModel, VoskSetupError
@@ -24,10 +24,11 @@ def build_detectors(cfg: VoiceConfig, channels: int) -> list[Detector]:
             models.append(VoskModel(VoskLanguage(lang, path, phrases)))
         return [VoskDetector(models, threshold=cfg.vosk_threshold) for _ in range(channels)]
     head = OnnxHead(cfg.spotter_model)
-    fe = Frontend()
+    enc = SpeechEncoder()
     adapter = None
     if cfg.players:
         adapter = ProfileAdapter([Profile.load(cfg.profiles_dir, p) for p in cfg.players])
     return [
-        SpotterDetector(head, fe, threshold=cfg.threshold, adapter=adapter) for _ in range(channels)
+        SpotterDetector(head, enc, threshold=cfg.threshold, adapter=adapter)
+        for _ in range(channels)
     ]

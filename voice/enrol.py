@@ -1,5 +1,5 @@
 """Enrolment: at seating a player says each call a few times; the spotter then also matches
-those takes (nearest prototype: cosine similarity of embedding windows, each minus the window of
+those takes (nearest prototype: cosine similarity of encoded windows, each minus the window of
 the room just before the word), which covers an accent or a house variant the head never heard.
 Profiles are small .npz files.
 """
@@ -15,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 from voice.audio_io import SR, Audio
-from voice.frontend import CHUNK, Frontend, emb_end_sample
-from voice.head import CLASSES, WINDOW
+from voice.encoder import STEP, SpeechEncoder
+from voice.head import CLASSES
 from voice.vad import EnergyGate
 
 F32 = npt.NDArray[np.float32]
@@ -27,8 +27,8 @@ class EnrolError(ValueError):
     """A take without a usable word, or a bad player name / profile."""
 
 
-def take_windows(fe: Frontend, audio: Audio, *, max_windows: int = 4) -> F32:
-    """Embedding windows of one take, aligned as the detector aligns them (word end + 80-400 ms),
+def take_windows(enc: SpeechEncoder, audio: Audio, *, max_windows: int = 4) -> F32:
+    """Encoded windows of one take, aligned as the detector aligns them (word end + 80-400 ms),
     each minus the window of the room just before the word (as the detector measures them)."""
     rng = np.random.default_rng(0)
     # Pad with noise at the take's own floor (quietest 10 ms frames), leaving room for a
@@ -46,25 +46,15 @@ def take_windows(fe: Frontend, audio: Audio, *, max_windows: int = 4) -> F32:
     seg = max(segs, key=lambda s: s.end - s.start)
     if seg.end - seg.start > 2 * SR:
         raise EnrolError("the take is longer than 2 s: say only the call")
-    out = []
-    for jitter in range(0, CHUNK, CHUNK // 2):
-        emb = fe.embed(x[jitter:])
-        end = seg.end - jitter
-        jb = max(WINDOW - 1, (seg.start - jitter - emb_end_sample(0)) // CHUNK)
-        bg = emb[jb - WINDOW + 1 : jb + 1]
-        for j in range(WINDOW - 1, len(emb)):
-            lag = (emb_end_sample(j) - end) / SR
-            if 0.08 <= lag <= 0.4:
-                out.append(emb[j - WINDOW + 1 : j + 1] - bg)
-    if not out:
-        raise EnrolError("take too short to embed")
-    return np.stack(out[: 2 * max_windows]).astype(np.float32)
+    ends = list(range(seg.end + int(0.08 * SR), seg.end + int(0.4 * SR) + 1, STEP // 2))
+    wins: F32 = enc.at(x, ends[: 2 * max_windows]) - enc.at(x, [seg.start])
+    return wins
 
 
 @dataclass
 class Profile:
     player: str
-    windows: F32  # (n, WINDOW, 96)
+    windows: F32  # (n, FRAMES, DIM)
     labels: npt.NDArray[np.int16]  # class index per window
 
     def save(self, directory: Path) -> Path:
@@ -103,12 +93,12 @@ def check_player(name: str) -> str:
     return name
 
 
-def build_profile(fe: Frontend, player: str, takes: list[tuple[int, Audio]]) -> Profile:
+def build_profile(enc: SpeechEncoder, player: str, takes: list[tuple[int, Audio]]) -> Profile:
     """``takes``: (class index, audio) pairs, a few per call."""
     check_player(player)
     wins, labels = [], []
     for label, audio in takes:
-        w = take_windows(fe, audio)
+        w = take_windows(enc, audio)
         wins.append(w)
         labels += [label] * len(w)
     return Profile(player, np.concatenate(wins), np.asarray(labels, dtype=np.int16))

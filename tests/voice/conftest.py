@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from voice.audio_io import SR, Audio
-from voice.frontend import Frontend
+from voice.encoder import SpeechEncoder
 from voice.head import OnnxHead
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,8 +43,8 @@ def place(clips: list[tuple[float, Audio]], seconds: float, noise_db: float = -7
 
 
 @pytest.fixture(scope="session")
-def frontend() -> Frontend:
-    return Frontend()
+def encoder() -> SpeechEncoder:
+    return SpeechEncoder()
 
 
 @pytest.fixture(scope="session")

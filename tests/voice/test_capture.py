@@ -100,7 +100,9 @@ sys.exit(main(["voice", "listen", "--device", "default", "--seconds", sys.argv[1
 def test_listen_prints_a_call_heard_live(tmp_path: Path, say, spotter_head) -> None:  # type: ignore[no-untyped-def]
     from .conftest import place
 
-    x = place([(1.0, say("gang4", "cmn-latn-pinyin") * 0.5)], 3.0, noise_db=-62)
+    # ALSA's file plugin over the "null" device is unpaced and loses part of each period, so
+    # the word arrives clipped (~70 % of it, measured); this checks the live path, not accuracy.
+    x = place([(1.0, say("chi1", "cmn-latn-pinyin") * 0.5)], 3.0, noise_db=-62)
     raw = tmp_path / "in.raw"
     raw.write_bytes((x * 32767).astype("<i2").tobytes())
     home = tmp_path / "home"
@@ -117,5 +119,5 @@ def test_listen_prints_a_call_heard_live(tmp_path: Path, say, spotter_head) -> N
     assert out.returncode == 0, out.stderr[-2000:]
     calls = [json.loads(line) for line in out.stdout.splitlines()]
     assert [(c["word"], c["lang"], c["seat"], c["engine"]) for c in calls] == [
-        ("kong", "cmn", None, "spotter")
+        ("chow", "cmn", None, "spotter")
     ]

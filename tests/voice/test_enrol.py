@@ -11,7 +11,8 @@ import pytest
 
 from referee.cli import main as mjref
 from voice.audio_io import Audio, write_wav
-from voice.enrol import EnrolError, Profile
+from voice.encoder import SpeechEncoder
+from voice.enrol import EnrolError, Profile, build_profile
 
 from .conftest import SPOTTER, place
 
@@ -84,10 +85,6 @@ def test_bad_player_name_and_missing_profile(tmp_path: Path) -> None:
         Profile.load(tmp_path, "bob")
 
 
-def test_silent_take_is_refused(tmp_path: Path, frontend: object) -> None:
-    from voice.enrol import build_profile
-    from voice.frontend import Frontend
-
-    assert isinstance(frontend, Frontend)
+def test_silent_take_is_refused(encoder: SpeechEncoder) -> None:
     with pytest.raises(EnrolError, match="no speech"):
-        build_profile(frontend, "carol", [(1, np.zeros(16000, np.float32))])
+        build_profile(encoder, "carol", [(1, np.zeros(16000, np.float32))])

@@ -8,7 +8,7 @@ import pytest
 
 from voice.audio_io import SR
 from voice.detect import SpotterDetector
-from voice.frontend import Frontend
+from voice.encoder import SpeechEncoder
 from voice.head import OnnxHead, SpotterModelError
 
 from .conftest import place
@@ -59,19 +59,31 @@ def test_onnx_without_spotter_metadata_is_refused(tmp_path: Path) -> None:
 )
 def test_spotter_hears_a_synthesised_call(
     spotter_head: OnnxHead,
-    frontend: Frontend,
+    encoder: SpeechEncoder,
     say: Callable[..., np.ndarray],
     text: str,
     voice: str,
     word: str,
 ) -> None:
     x = place([(1.2, say(text, voice, variant="m3") * 0.5)], 3.5, noise_db=-60)
-    assert _run(SpotterDetector(spotter_head, frontend), x) == [word]
+    assert _run(SpotterDetector(spotter_head, encoder), x) == [word]
 
 
-def test_spotter_silent_on_silence_and_clatter(spotter_head: OnnxHead, frontend: Frontend) -> None:
+def test_spotter_silent_on_silence_and_clatter(
+    spotter_head: OnnxHead, encoder: SpeechEncoder
+) -> None:
     rng = np.random.default_rng(5)
     x = rng.normal(0, 1e-3, 6 * SR).astype(np.float32)
     for k in rng.integers(SR, 6 * SR - 400, 20):
         x[k : k + 400] += rng.normal(0, 0.2, 400).astype(np.float32) * np.exp(-np.arange(400) / 40)
-    assert _run(SpotterDetector(spotter_head, frontend), x) == []
+    assert _run(SpotterDetector(spotter_head, encoder), x) == []
+
+
+def test_head_for_another_encoder_is_refused(encoder: SpeechEncoder) -> None:
+    from voice.head import HeadMeta, NumpyHead
+
+    old = NumpyHead([], HeadMeta(window=16, dim=96))  # a head made for the old 16 × 96 front end
+    with pytest.raises(
+        ValueError, match=r"head takes 16 × 96 features, the encoder gives 25 × 384"
+    ):
+        SpotterDetector(old, encoder)

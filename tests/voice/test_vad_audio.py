@@ -3,7 +3,6 @@ from __future__ import annotations
 import numpy as np
 
 from voice.audio_io import SR, resample
-from voice.frontend import EmbeddingStream, Frontend
 from voice.ring import RingBuffer
 from voice.vad import EnergyGate
 
@@ -32,20 +31,6 @@ def test_gate_learns_a_steady_motor_as_background() -> None:
     motor = (0.05 * np.sin(2 * np.pi * 60 * t)).astype(np.float32)
     segs = EnergyGate().feed(motor)
     assert sum(s.end - s.start for s in segs) < 3 * SR  # not speech for ever
-
-
-def test_streaming_embeddings_equal_batch(frontend: Frontend) -> None:
-    rng = np.random.default_rng(1)
-    a = (rng.standard_normal(3 * SR) * 0.1).astype(np.float32)
-    batch = frontend.embed(a)
-    st = EmbeddingStream(frontend)
-    i = 0
-    while i < len(a):
-        n = int(rng.integers(100, 3000))
-        st.feed(a[i : i + n])
-        i += n
-    js = list(range(st.first(), st.last + 1))
-    assert np.abs(st.embeddings(js) - batch[js]).max() < 1e-3
 
 
 def test_resample_keeps_a_tone() -> None:
