@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from voice.audio_io import SR, Audio
+from voice.onnx_session import load_session
 
 SPAN = 2 * SR  # samples per encoded window
 STEP = 1280  # 80 ms: one feature frame, and the decision grid
@@ -82,21 +83,8 @@ def cut(audio: Audio, ends: Sequence[int], offset: int = 0) -> F32:
 class SpeechEncoder:
     """onnxruntime session over the encoder; one instance can serve every channel."""
 
-    def __init__(self, path: Path = MODEL, threads: int = 1) -> None:
-        import onnxruntime as ort
-
-        if not path.is_file():
-            raise EncoderError(f"{path}: speech encoder model not found")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 4
-        try:
-            self.sess = ort.InferenceSession(
-                str(path), sess_options=opts, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise EncoderError(f"{path}: not a readable ONNX model ({exc})") from exc
+    def __init__(self, path: Path = MODEL) -> None:
+        self.sess = load_session(path, "speech encoder", EncoderError)
         inp, out = self.sess.get_inputs()[0], self.sess.get_outputs()[0]
         if list(inp.shape[1:]) != [N_MELS, SPAN // HOP] or list(out.shape[1:]) != [FRAMES, DIM]:
             raise EncoderError(

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from voice.encoder import DIM, FRAMES
 from voice.events import LANGS, WORDS, Lang, Word
+from voice.onnx_session import load_session
 
 WINDOW = FRAMES
 F32 = npt.NDArray[np.float32]
@@ -87,20 +88,7 @@ class OnnxHead:
     """The shipped head (models/voice_spotter.onnx)."""
 
     def __init__(self, path: Path) -> None:
-        import onnxruntime as ort
-
-        if not path.is_file():
-            raise SpotterModelError(f"{path}: spotter model not found")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 4
-        try:
-            self.sess = ort.InferenceSession(
-                str(path), sess_options=opts, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise SpotterModelError(f"{path}: not a readable ONNX model ({exc})") from exc
+        self.sess = load_session(path, "spotter", SpotterModelError)
         props = self.sess.get_modelmeta().custom_metadata_map
         try:
             classes = tuple(json.loads(props["classes"]))
