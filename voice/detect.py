@@ -15,6 +15,7 @@ from voice.audio_io import SR, Audio
 from voice.encoder import DIM, FRAMES, SPAN, STEP, SpeechEncoder
 from voice.events import Engine, Lang, Word
 from voice.head import Head, class_of
+from voice.ring import RingBuffer
 from voice.vad import EnergyGate, Segment
 
 MIN_SEG = int(0.08 * SR)  # shorter bursts are clicks, not words
@@ -78,15 +79,10 @@ class SpotterDetector:
         self.refractory = int(refractory_s * SR)
         self.long = int(long_s * SR)
         self._last_call_end = -(10**9)
-        self.samples = 0  # samples received
-        self._buf = np.zeros(0, np.float32)  # the last KEEP samples, for the windows
-        self._buf_start = 0
+        self._ring = RingBuffer(KEEP / SR, channels=1)  # the audio the windows are cut from
 
     def feed(self, x: Audio) -> list[Detection]:
-        self._buf = np.concatenate([self._buf, x.astype(np.float32)])
-        self.samples += len(x)
-        drop = max(0, len(self._buf) - KEEP)
-        self._buf, self._buf_start = self._buf[drop:], self._buf_start + drop
+        self._ring.write(x.astype(np.float32))
         self._pending.extend(s for s in self.gate.feed(x) if s.end - s.start >= MIN_SEG)
         return self._decide()
 
@@ -105,17 +101,20 @@ class SpotterDetector:
             if seg.end - seg.start > self.long:
                 first = max(seg.start + SR // 2, end - 20 * STEP)
                 ends = list(range(first, end + 1, STEP)) or [end]
-            if ends[-1] > self.samples:
+            now = self._ring.written
+            if ends[-1] > now:
                 if not final:
                     keep.append(seg)
                     continue
-                ends = sorted({min(e, self.samples) for e in ends})
-            wins = self.encoder.at(self._buf, ends, self._buf_start)
+                ends = sorted({min(e, now) for e in ends})
+            first = max(0, now - self._ring.size)
+            audio = self._ring.read(first, now)[:, 0]
+            wins = self.encoder.at(audio, ends, first)
             probs = self.head.probs(wins)
             if self.adapter is not None:
-                background = self.encoder.at(self._buf, [seg.start], self._buf_start)[0]
+                background = self.encoder.at(audio, [seg.start], first)[0]
                 probs = self.adapter.adapt(probs, wins, background)
-            det = self._pick(probs, seg, self.samples)
+            det = self._pick(probs, seg, now)
             if det is not None:
                 out.append(det)
                 self._last_call_end = seg.end
