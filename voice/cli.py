@@ -130,6 +130,8 @@ def _device(value: str | None) -> int | str | None:
 
 
 def run_listen(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from voice.engines import build_detectors
     from voice.pipeline import CallPipeline
     from voice.sources import LiveSource, level_dbfs
@@ -147,6 +149,8 @@ def run_listen(args: argparse.Namespace) -> int:
             if len(block.data) == 0:
                 continue
             pipe.t0 = src.t0 or 0.0
+            if block.start > pipe.samples:  # blocks were lost (alerted): keep time with silence
+                pipe.feed(np.zeros((block.start - pipe.samples, args.channels), np.float32))
             for call in pipe.feed(block.data):
                 print(call.model_dump_json(), flush=True)
             elapsed = block.start / 16000

@@ -7,6 +7,7 @@ counting — not callback jitter — sets the timestamps.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from collections.abc import Iterator
@@ -75,8 +76,10 @@ def list_devices() -> list[dict[str, Any]]:
 class LiveSource:
     """sounddevice capture at 16 kHz: ``channels`` mics on one device, one stream.
 
-    The PortAudio callback only copies into a queue and the ring buffer; an overflow flag
-    becomes a ``dropout`` alert and no block for ``stall_s`` a ``stalled`` alert.
+    The PortAudio callback only copies into a queue and the ring buffer; an overflow flag, or
+    blocks lost because the consumer fell behind (the queue was full), become a ``dropout``
+    alert (sample numbers then skip the lost samples, so timestamps stay true), and no block for
+    ``stall_s`` a ``stalled`` alert.
     """
 
     def __init__(
@@ -97,7 +100,8 @@ class LiveSource:
         self.stall_s = stall_s
         self.t0: float | None = None
         self.dropouts = 0
-        self._q: queue.Queue[tuple[Audio, bool]] = queue.Queue(maxsize=256)
+        self._q: queue.Queue[tuple[Audio, int, bool]] = queue.Queue(maxsize=256)
+        self._captured = 0  # samples the callback has seen, queued or not
         self._stream: Any = None
         self._stop = threading.Event()
 
@@ -106,10 +110,9 @@ class LiveSource:
             self.t0 = self.clock.now() - frames / SR  # first sample's time, then counted
         data = np.array(indata, dtype=np.float32, copy=True).reshape(frames, self.channels)
         self.ring.write(data)
-        try:
-            self._q.put_nowait((data, bool(status.input_overflow)))
-        except queue.Full:
-            self.dropouts += 1
+        start, self._captured = self._captured, self._captured + frames
+        with contextlib.suppress(queue.Full):  # the consumer sees a gap in the sample numbers
+            self._q.put_nowait((data, start, bool(status.input_overflow)))
 
     def start(self) -> None:
         import sounddevice as sd
@@ -138,7 +141,7 @@ class LiveSource:
         n = 0
         while not self._stop.is_set():
             try:
-                data, overflow = self._q.get(timeout=self.stall_s)
+                data, start, overflow = self._q.get(timeout=self.stall_s)
             except queue.Empty:
                 alert = AudioAlert(
                     kind="stalled",
@@ -149,15 +152,13 @@ class LiveSource:
                 yield Block(np.zeros((0, self.channels), np.float32), n, [alert])
                 continue
             alerts = []
-            if overflow:
+            lost = start - n
+            if overflow or lost:
                 self.dropouts += 1
-                alerts.append(
-                    AudioAlert(
-                        kind="dropout",
-                        channel=None,
-                        t=self.time_of(n),
-                        detail="input overflow: samples lost",
-                    )
-                )
-            yield Block(data, n, alerts)
-            n += len(data)
+                detail = "input overflow: samples lost"
+                if lost:
+                    detail = f"processing fell behind: {lost} samples ({lost / SR:.2f} s) lost"
+                alert = AudioAlert(kind="dropout", channel=None, t=self.time_of(n), detail=detail)
+                alerts.append(alert)
+            yield Block(data, start, alerts)
+            n = start + len(data)

@@ -43,3 +43,19 @@ def test_live_source_timestamps_dropouts_and_stall() -> None:
     assert [a.kind for a in third.alerts] == ["stalled"] and len(third.data) == 0
     assert src.ring.written == 2560
     assert np.allclose(src.ring.read(0, 2560), 0.1)
+
+
+def test_blocks_lost_to_a_slow_consumer_are_an_alert_and_keep_time() -> None:
+    src = LiveSource(channels=1, clock=ManualClock(0.0))
+    src._q = type(src._q)(maxsize=2)  # a consumer that falls behind after two blocks
+    ok = SimpleNamespace(input_overflow=False)
+    block = np.zeros((1280, 1), np.float32)
+    for _ in range(4):  # blocks 3 and 4 find the queue full
+        src._callback(block, 1280, None, ok)
+    it = iter(src)
+    assert [(b.start, b.alerts) for b in (next(it), next(it))] == [(0, []), (1280, [])]
+    src._callback(block, 1280, None, ok)
+    late = next(it)
+    assert late.start == 4 * 1280  # sample numbers skip what was lost: timestamps stay true
+    assert [a.kind for a in late.alerts] == ["dropout"] and "2560 samples" in late.alerts[0].detail
+    assert src.dropouts == 1 and src.ring.written == 5 * 1280  # the evidence ring has it all
