@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from voice.encoder import DIM, FRAMES, N_MELS, SPAN
+from voice.encoder import DIM, FRAMES, HOP, N_MELS, SPAN
 
 _DTYPES: dict[int, Any] = {0: np.float32, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.float16}
 
@@ -59,7 +59,7 @@ def export(model_bin: Path, out: Path) -> None:
     w = {k: torch.from_numpy(v) for k, v in read_ct2(model_bin).items() if v.ndim}
     layers = sum(1 for k in w if k.endswith("ffn/linear_0/bias"))
     heads = 6
-    frames = SPAN // 160 // 2
+    frames = SPAN // HOP // 2  # after the stride-2 convolution
 
     class Encoder(torch.nn.Module):  # type: ignore[misc,unused-ignore]
         def __init__(self) -> None:
@@ -75,9 +75,11 @@ def export(model_bin: Path, out: Path) -> None:
             for i in range(layers):
                 p = f"layer_{i}/"
                 a = F.layer_norm(
-                    h, (DIM,), w[p + "self_attention/layer_norm/gamma"],
+                    h,
+                    (DIM,),
+                    w[p + "self_attention/layer_norm/gamma"],
                     w[p + "self_attention/layer_norm/beta"],
-                )  # fmt: skip
+                )
                 qkv = F.linear(
                     a,
                     w[p + "self_attention/linear_0/weight"],
