@@ -28,6 +28,12 @@ def test_letterbox_keeps_aspect_and_reports_the_transform() -> None:
     assert t[0, 160, 160] == 1.0 and t[0, 10, 160] < 0.5
 
 
+def test_tight_letterbox_pads_only_to_the_stride() -> None:
+    t, scale, px, py = letterbox(Image.new("RGB", (640, 80), (255, 0, 0)), 416, tight=True)
+    assert t.shape == (3, 64, 416) and scale == 0.65 and (px, py) == (0, 6)
+    assert t[0, 6:58].min() == 1.0 and t[0, :6].max() < 0.5
+
+
 def test_square_crop_is_fixed_size_even_past_the_edge() -> None:
     crop = square_crop(Image.new("RGB", (50, 50)), (-5, -5, 20, 40), 64, 0.08)
     assert crop.size == (64, 64)

@@ -91,3 +91,38 @@ def test_large_image_is_tiled_and_small_tiles_are_found(recognizer: TileRecogniz
     inside = [d for d in dets if d.y1 >= 900 and d.x1 >= 700]
     assert len(inside) >= 12
     assert all(0 <= d.x1 <= d.x2 <= 1600 and 0 <= d.y1 <= d.y2 <= 1200 for d in dets)
+
+
+@pytest.mark.parametrize("turned", [False, True], ids=["row", "column"])
+def test_a_strip_stretched_to_a_square_is_read(
+    recognizer: TileRecognizer, fixture_labels: Callable[[str], Any], turned: bool
+) -> None:
+    """The hand row cut to a 70 px strip and resized 8× taller (tiles 30×336 px, as in photos
+    that an upload tool squared): the plain pass finds nothing, the squashed view reads it."""
+    top, bottom, stretch = 25, 95, 8
+    strip = load_image(FIXTURES / "hand_row.jpg").crop((0, top, 700, bottom))
+    img = strip.resize((700, (bottom - top) * stretch))
+    gt = [
+        Box(x1, (y1 - top) * stretch, x2, (y2 - top) * stretch, cls=class_of_label(label))
+        for x1, y1, x2, y2, label in fixture_labels("hand_row")
+    ]
+    if turned:  # a quarter turn to the left: (x, y) → (y, width − x)
+        img = img.transpose(Image.Transpose.ROTATE_90)
+        gt = [Box(b.y1, 700 - b.x2, b.y2, 700 - b.x1, cls=b.cls) for b in gt]
+
+    def read(unstretch: bool) -> Any:
+        dets = recognizer.detect(img, unstretch=unstretch)
+        return evaluate([(gt, [(d.x1, d.y1, d.x2, d.y2, d.cls, d.conf) for d in dets])], conf=0.0)
+
+    assert read(unstretch=False).detection_recall < 0.5
+    result = read(unstretch=True)
+    assert result.detection_recall >= MIN_FIXTURE_RECALL, result
+    assert result.tile_accuracy >= MIN_FIXTURE_ACCURACY, result
+
+
+def test_ordinary_photos_are_not_unstretched(recognizer: TileRecognizer) -> None:
+    """The squashed views only replace the plain one when they find far more: on the fixtures
+    (ordinary photos) the result is the same with and without them."""
+    for name in ("hand_row", "turned_row", "mixed"):
+        img = load_image(FIXTURES / f"{name}.jpg")
+        assert recognizer.detect(img) == recognizer.detect(img, unstretch=False), name
