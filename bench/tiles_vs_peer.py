@@ -52,8 +52,8 @@ Detector = Callable[[Image.Image, float], list[Pred]]
 FLOOR = 0.01  # confidence floor of the accuracy pass (for the precision-recall curve)
 
 
-def ours(models: Path, side: int | None) -> Detector:
-    rec = TileRecognizer(models, side=side)
+def ours(models: Path, side: int | None, turns: int | None) -> Detector:
+    rec = TileRecognizer(models, side=side, **({"turns": turns} if turns else {}))
 
     def run(img: Image.Image, conf: float) -> list[Pred]:
         return [(d.x1, d.y1, d.x2, d.y2, d.cls, d.conf) for d in rec.detect(img, min_conf=conf)]
@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", type=Path, default=ROOT / "models")
     p.add_argument("--side", type=int, help="our detector input side (default: the model's)")
     p.add_argument("--only", choices=("ours", "peer"), help="run one side only")
+    p.add_argument("--turns", type=int, choices=(1, 2, 4), help="our classifier's quarter turns")
     args = p.parse_args(argv)
     cmap = NAME_SETS["cmd42"]
     images: list[tuple[Image.Image, list[Box]]] = []
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         "cores": os.cpu_count(),
     }
     contenders: list[tuple[str, Callable[[], Detector], float]] = [
-        ("ours", lambda: ours(args.models, args.side), OUR_CONF),
+        ("ours", lambda: ours(args.models, args.side, args.turns), OUR_CONF),
         ("peer", peer, PEER_CONF),
     ]
     for name, factory, conf in contenders:

@@ -36,8 +36,8 @@ def register(subparsers: Any) -> None:
         "--turns",
         type=int,
         choices=(1, 2, 4),
-        default=1,
-        help="classify each tile at 1, 2 or 4 quarter turns and average (slower, a little better)",
+        default=4,
+        help="quarter turns a tile the classifier is unsure of is also seen at (averaged)",
     )
     sub = parser.add_subparsers(dest="tiles_command", metavar="ACTION")
     sub.required = True

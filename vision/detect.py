@@ -25,6 +25,7 @@ CROP_STORE = 64  # crops are cut at this side, then box-scaled to the classifier
 CROP_MARGIN = 0.08
 LETTERBOX_FILL = 114
 DEFAULT_MIN_CONF = 0.4  # best tile accuracy on the first 100 dev photos (models/MODELS.md)
+SURE = 0.9  # crops classified at least this surely skip the other quarter turns
 TILE_ABOVE = 2.5  # images longer than this many detector sides also go through windows
 STRIDE = 32  # a YOLO input side must be a multiple of its largest stride
 UNSTRETCH = 8  # an image is also seen squashed this many times along each axis …
@@ -142,7 +143,7 @@ class TileRecognizer:
         threads: int = 0,
         batch: int = 8,
         side: int | None = None,
-        turns: int = 1,
+        turns: int = 4,
     ) -> None:
         det_path = detector or models_dir / DETECTOR_FILE
         self.detector = OnnxModel(
@@ -172,7 +173,7 @@ class TileRecognizer:
                     f"{cls_path}: output shape {out} is not the classifier's [N, {NUM_CLASSES}]"
                 )
         self.batch = batch
-        self.turns = turns  # classify each crop at this many quarter turns and average
+        self.turns = turns  # an unsure crop is classified at this many quarter turns, averaged
 
     # -- detection -------------------------------------------------------------------------
     def detect(
@@ -304,10 +305,16 @@ class TileRecognizer:
             return np.zeros((0, NUM_CLASSES), np.float32)
         x = np.stack([np.asarray(c, dtype=np.uint8) for c in crops]).astype(np.float32) / 255.0
         x = x.transpose(0, 3, 1, 2)
-        total = np.zeros((len(x), NUM_CLASSES), np.float32)
-        for k in range(self.turns):
-            turned = np.ascontiguousarray(np.rot90(x, k, axes=(2, 3)))
-            total += np.concatenate(
-                [self.classifier.run(turned[i : i + 256]) for i in range(0, len(x), 256)]
-            )
-        return total / self.turns
+        probs = self._run_classifier(x)
+        unsure = np.flatnonzero(probs.max(1) < SURE)
+        if self.turns > 1 and unsure.size:  # a second opinion from the other quarter turns
+            others = [np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, self.turns)]
+            more = self._run_classifier(np.concatenate(others))
+            more = more.reshape(self.turns - 1, unsure.size, NUM_CLASSES).sum(0)
+            probs[unsure] = (probs[unsure] + more) / self.turns
+        return probs
+
+    def _run_classifier(self, x: np.ndarray) -> np.ndarray:
+        assert self.classifier is not None
+        x = np.ascontiguousarray(x)
+        return np.concatenate([self.classifier.run(x[i : i + 256]) for i in range(0, len(x), 256)])

@@ -13,7 +13,14 @@ from PIL import Image
 
 from vision.classes import class_of_label
 from vision.dataset import Box
-from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, TileRecognizer
+from vision.detect import (
+    CLASSIFIER_FILE,
+    DETECTOR_FILE,
+    MODELS_DIR,
+    SURE,
+    TileRecognizer,
+    tile_crop,
+)
 from vision.image_io import load_image, to_rgb
 from vision.metrics import evaluate
 
@@ -126,3 +133,20 @@ def test_ordinary_photos_are_not_unstretched(recognizer: TileRecognizer) -> None
     for name in ("hand_row", "turned_row", "mixed"):
         img = load_image(FIXTURES / f"{name}.jpg")
         assert recognizer.detect(img) == recognizer.detect(img, unstretch=False), name
+
+
+def test_only_unsure_crops_get_a_second_opinion_from_other_quarter_turns(
+    recognizer: TileRecognizer, fixture_labels: Callable[[str], Any]
+) -> None:
+    one_turn = TileRecognizer(turns=1)
+    img = load_image(FIXTURES / "hand_row.jpg")
+    crops = [tile_crop(img, r[:4], one_turn.crop) for r in fixture_labels("hand_row")]
+    crops.append(Image.new("RGB", (one_turn.crop, one_turn.crop), (128, 128, 128)))  # no tile
+    plain, turned = one_turn.classify_crops(crops), recognizer.classify_crops(crops)
+    sure = plain.max(1) >= SURE
+    assert sure.any() and not sure.all()
+    assert np.array_equal(turned[sure], plain[sure])
+    for i in np.flatnonzero(~sure):
+        quarter = [crops[i].rotate(90 * k) for k in range(4)]
+        expected = one_turn.classify_crops(quarter).mean(0)
+        assert np.allclose(turned[i], expected, atol=1e-5)
