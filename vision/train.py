@@ -15,6 +15,7 @@ Usage (in .venv-train; see models/MODELS.md for the exact commands)::
     python -m vision.train detector --work /tmp/mjv --epochs 20 --imgsz 416 --init /tmp/mjv/seed.pt
     python -m vision.train classifier --work /tmp/mjv --epochs 12 [--crop 64] [--init cls.pt]
     python -m vision.train export --work /tmp/mjv --out models [--det-weights last.pt]
+    python -m vision.train stretch --work /tmp/mjv --count 300   # stretched strips (optional)
 """
 
 from __future__ import annotations
@@ -496,11 +497,11 @@ def _quantize_detector(path: Path, images: Path) -> None:
     import onnx  # type: ignore[import-not-found,unused-ignore]
 
     from vision.detect import letterbox
+    from vision.image_io import load_image
 
     files = sorted(p for p in images.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
     pick = [files[i] for i in np.random.default_rng(0).choice(len(files), 96, replace=False)]
-    side = 416
-    calib = np.stack([letterbox(Image.open(p).convert("RGB"), side)[0] for p in pick])
+    calib = np.stack([letterbox(load_image(p), 416)[0] for p in pick])  # the trained side
     outputs = [
         n.name
         for n in onnx.load(str(path)).graph.node
