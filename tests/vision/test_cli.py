@@ -80,7 +80,7 @@ def test_score_reads_the_row_and_scores(
 
         def detect(self, img: object, min_conf: float = 0.0, **kw: object) -> list[Detection]:
             rows = fixture_labels("hand_row")
-            return [Detection(*r[:4], cls=class_of_label(r[4]), conf=0.9) for r in rows]
+            return [Detection(r[0], r[1], r[2], r[3], class_of_label(r[4]), 0.9) for r in rows]
 
     monkeypatch.setattr(cli, "TileRecognizer", Exact)
     code = mjref(["tiles", "score", str(FIXTURES / "hand_row.jpg"), "--json", "--self"])

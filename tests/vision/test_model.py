@@ -44,7 +44,7 @@ def test_recognizer_reads_the_synthetic_fixtures(
     samples = []
     for name in ("hand_row", "turned_row", "mixed"):
         img = load_image(FIXTURES / f"{name}.jpg")
-        gt = [Box(*r[:4], cls=class_of_label(r[4])) for r in fixture_labels(name)]
+        gt = [Box(r[0], r[1], r[2], r[3], cls=class_of_label(r[4])) for r in fixture_labels(name)]
         dets = recognizer.detect(img)
         samples.append((gt, [(d.x1, d.y1, d.x2, d.y2, d.cls, d.conf) for d in dets]))
     result = evaluate(samples, conf=0.0)
