@@ -239,6 +239,7 @@ class TileRecognizer:
         squashed views are thin, so a tight canvas makes both cost about a third of a plain pass.
         The view is chosen, never merged: squashing ordinary photos makes false tiles."""
         best, best_evidence = plain, _evidence(plain)
+        needed = UNSTRETCH_WINS * (best_evidence + 0.5)
         w, h = img.size
         for size in ((max(1, round(w / UNSTRETCH)), h), (w, max(1, round(h / UNSTRETCH)))):
             small = img.resize(size, Image.Resampling.BILINEAR)
@@ -249,7 +250,7 @@ class TileRecognizer:
             rows[:, [0, 2]] *= w / size[0]
             rows[:, [1, 3]] *= h / size[1]
             evidence = _evidence(rows)
-            if evidence >= UNSTRETCH_WINS * (_evidence(plain) + 0.5) and evidence > best_evidence:
+            if evidence >= needed and evidence > best_evidence:
                 best, best_evidence = rows, evidence
         return best
 
@@ -300,7 +301,6 @@ class TileRecognizer:
 
     def classify_crops(self, crops: Sequence[Image.Image]) -> np.ndarray:
         """Class probabilities ``[n, 43]`` for RGB crops of side ``self.crop``."""
-        assert self.classifier is not None
         if not crops:
             return np.zeros((0, NUM_CLASSES), np.float32)
         x = np.stack([np.asarray(c, dtype=np.uint8) for c in crops]).astype(np.float32) / 255.0
