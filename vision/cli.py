@@ -45,7 +45,13 @@ def register(subparsers: Any) -> None:
     det = sub.add_parser("detect", help="tiles in each image, one line per image")
     det.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     det.add_argument("--json", action="store_true", help="JSON lines out")
-    det.add_argument("--min-conf", type=float, default=DEFAULT_MIN_CONF, metavar="C")
+    det.add_argument(
+        "--min-conf",
+        type=float,
+        default=DEFAULT_MIN_CONF,
+        metavar="C",
+        help="keep tiles with conf ≥ C; conf = detector score × √(classifier probability)",
+    )
     det.add_argument(
         "--tiled",
         action=argparse.BooleanOptionalAction,

@@ -8,6 +8,7 @@ every image is also seen squashed along each axis, so strips resized to a square
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,13 +104,27 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
 def square_crop(
     img: Image.Image, box: tuple[float, float, float, float], size: int, margin: float
 ) -> Image.Image:
-    """The box plus a margin, stretched to ``size``×``size`` (a turned tile stays consistent)."""
+    """The box plus a margin, stretched to ``size``×``size`` (a turned tile stays consistent).
+
+    Scaled with an area filter, so a tall box (a tile in a stretched photo) is not aliased; the
+    margin past the image's edge repeats the edge pixels rather than showing black bars, which
+    the classifier never saw around a tile."""
     x1, y1, x2, y2 = box
     mx, my = (x2 - x1) * margin, (y2 - y1) * margin
-    region = (x1 - mx, y1 - my, x2 + mx, y2 + my)
-    return img.transform(
-        (size, size), Image.Transform.EXTENT, region, resample=Image.Resampling.BILINEAR
-    )
+    left, top, right, bottom = x1 - mx, y1 - my, x2 + mx, y2 + my
+    w, h = img.size
+    if left >= 0 and top >= 0 and right <= w and bottom <= h:
+        return img.resize((size, size), Image.Resampling.BILINEAR, box=(left, top, right, bottom))
+    ix1, iy1 = math.floor(left), math.floor(top)
+    ix2, iy2 = max(math.ceil(right), ix1 + 1), max(math.ceil(bottom), iy1 + 1)
+    cx1, cy1 = min(max(ix1, 0), w - 1), min(max(iy1, 0), h - 1)
+    cx2, cy2 = max(min(ix2, w), cx1 + 1), max(min(iy2, h), cy1 + 1)
+    ox, oy = min(ix1, cx1), min(iy1, cy1)  # the padded patch's origin
+    inside = np.asarray(img.crop((cx1, cy1, cx2, cy2)))
+    pad = ((cy1 - oy, max(iy2 - cy2, 0)), (cx1 - ox, max(ix2 - cx2, 0)), (0, 0))
+    patch = Image.fromarray(np.pad(inside, pad, mode="edge"))
+    region = (left - ox, top - oy, right - ox, bottom - oy)
+    return patch.resize((size, size), Image.Resampling.BILINEAR, box=region)
 
 
 def tile_crop(img: Image.Image, box: tuple[float, float, float, float], side: int) -> Image.Image:
@@ -193,7 +208,7 @@ class TileRecognizer:
         # seen whole; larger ones also through 1:1 windows, where 15–30 px tiles stay that size.
         if tiled or (tiled is None and max(w, h) > TILE_ABOVE * self.side):
             views += windows(w, h, self.side, overlap)
-        floor = max(min_conf, 0.005)  # conf = det × cls
+        floor = max(min_conf, 0.005)  # conf = det × √cls ≤ det
         raw = self._detect_views(img, views, floor)
         raw = raw[nms(raw[:, :4], raw[:, 4], iou)]
         if unstretch:
@@ -296,8 +311,10 @@ class TileRecognizer:
             return rows[:, 5].astype(np.int64), rows[:, 4]
         boxes = [(float(r[0]), float(r[1]), float(r[2]), float(r[3])) for r in rows]
         probs = self.classify_crops([tile_crop(img, box, self.crop) for box in boxes])
-        # P(tile here) × P(this tile | a tile here)
-        return probs.argmax(1), rows[:, 4] * probs.max(1)
+        # The detector's score times the square root of the classifier's: a tile the detector is
+        # sure of stays even when its name is unsure (dropping it is as wrong as misnaming it),
+        # while a doubtful box needs a confident name.
+        return probs.argmax(1), rows[:, 4] * np.sqrt(probs.max(1))
 
     def classify_crops(self, crops: Sequence[Image.Image]) -> np.ndarray:
         """Class probabilities ``[n, 43]`` for RGB crops of side ``self.crop``."""

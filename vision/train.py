@@ -6,7 +6,8 @@ Two models, chosen by measurement (models/MODELS.md):
   weights (``seed``), trained offline by ultralytics on the real train photos plus synthetic
   scenes (vision/synth), exported to ONNX;
 * a crop classifier — a small CNN (``TileNet``) on 64×64 crops of the labelled tiles (real train
-  crops at four rotations plus synthetic faces and scenes), 43 classes, exported to ONNX.
+  crops at four rotations plus synthetic faces and scenes, and stretched strips when made),
+  43 classes, exported to ONNX.
 
 Usage (in .venv-train; see models/MODELS.md for the exact commands)::
 
@@ -15,12 +16,13 @@ Usage (in .venv-train; see models/MODELS.md for the exact commands)::
     python -m vision.train detector --work /tmp/mjv --epochs 20 --imgsz 416 --init /tmp/mjv/seed.pt
     python -m vision.train classifier --work /tmp/mjv --epochs 12 [--crop 64] [--init cls.pt]
     python -m vision.train export --work /tmp/mjv --out models [--det-weights last.pt]
-    python -m vision.train stretch --work /tmp/mjv --count 300   # stretched strips (optional)
+    python -m vision.train stretch --work /tmp/mjv --count 800   # stretched strips + their crops
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import math
 import os
 import random
@@ -101,7 +103,8 @@ def prepare(src: Path, work: Path, synth_scenes: int, synth_crops: int, seed: in
 
 
 def stretch_copies(work: Path, count: int, seed: int) -> None:
-    """Add ``count`` stretched strips of real train photos to the detector set.
+    """Add ``count`` stretched strips of real train photos to the detector set, and the crops of
+    their tiles (named) to ``crops_stretched.npz`` for the classifier.
 
     Datasets and upload tools resize a strip of tiles to a square, leaving tiles 3–12× too long
     on one axis; the train split has none, the valid split 34 photos of them. Each copy is a
@@ -110,6 +113,8 @@ def stretch_copies(work: Path, count: int, seed: int) -> None:
     rng = random.Random(seed)
     images, labels = work / "det" / "train" / "images", work / "det" / "train" / "labels"
     real = sorted(p for p in images.iterdir() if not p.name.startswith(("synth_", "stretched_")))
+    crops: list[np.ndarray] = []
+    classes: list[int] = []
     made = 0
     while made < count:
         path = rng.choice(real)
@@ -123,19 +128,49 @@ def stretch_copies(work: Path, count: int, seed: int) -> None:
         with Image.open(path) as opened:
             img = opened.convert("RGB")
         w, h = img.size
+        named = _source_classes(path, w, h)
+        if named is not None and len(named) != len(boxes):
+            named = None
         cut = (0, start * h, w, end * h) if axis else (start * w, 0, end * w, h)
         strip = img.transform(img.size, Image.Transform.EXTENT, cut, Image.Resampling.BILINEAR)
+        quality = rng.randint(70, 95)
+        strip = _jpeg(strip, quality)
         lines = []
-        for box in boxes:
+        for i, box in enumerate(boxes):
             if start <= box[axis] <= end:
                 box[axis] = (box[axis] - start) / (end - start)
                 box[axis + 2] /= end - start
                 lines.append("0 " + " ".join(f"{v:.6f}" for v in box))
+                if named is not None:
+                    x1, y1 = (box[0] - box[2] / 2) * w, (box[1] - box[3] / 2) * h
+                    crops.append(crop_box(strip, (x1, y1, x1 + box[2] * w, y1 + box[3] * h)))
+                    classes.append(named[i])
         name = f"stretched_{made:04d}"
-        strip.save(images / f"{name}.jpg", quality=rng.randint(70, 95))
+        strip.save(images / f"{name}.jpg", quality=quality)
         (labels / f"{name}.txt").write_text("\n".join(lines))
         made += 1
-    print(f"{count} stretched strips in {images}", flush=True)
+    if crops:
+        np.savez_compressed(work / "crops_stretched.npz", x=np.stack(crops), y=np.array(classes))
+    print(f"{count} stretched strips in {images}, {len(crops)} named crops", flush=True)
+
+
+def _source_classes(det_image: Path, w: int, h: int) -> list[int] | None:
+    """The classes of a detector-set photo's boxes, in its label file's order: the set links
+    each real photo to the source split, whose labels name the tiles."""
+    source = det_image.resolve()
+    label = source.parent.parent / "labels" / f"{source.stem}.txt"
+    if not label.exists():
+        return None
+    return [b.cls for b in read_labels(label, w, h, NAME_SETS["cmd42"])]
+
+
+def _jpeg(img: Image.Image, quality: int) -> Image.Image:
+    """``img`` as it reads back from a JPEG file (the crops must match the saved strip)."""
+    buf = io.BytesIO()
+    img.save(buf, format="JPEG", quality=quality)
+    buf.seek(0)
+    with Image.open(buf) as back:
+        return back.convert("RGB")
 
 
 def _tile_band(
@@ -405,6 +440,9 @@ def train_classifier(
     tr = np.load(work / "crops_train.npz")
     va = np.load(work / "crops_val.npz")
     xtr, ytr = tr["x"], tr["y"]
+    if (work / "crops_stretched.npz").exists():  # made by ``stretch``
+        st = np.load(work / "crops_stretched.npz")
+        xtr, ytr = np.concatenate([xtr, st["x"]]), np.concatenate([ytr, st["y"]])
     xva, yva = va["x"], va["y"]
     net = _tilenet()
     if init:

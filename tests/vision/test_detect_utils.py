@@ -37,3 +37,26 @@ def test_tight_letterbox_pads_only_to_the_stride() -> None:
 def test_square_crop_is_fixed_size_even_past_the_edge() -> None:
     crop = square_crop(Image.new("RGB", (50, 50)), (-5, -5, 20, 40), 64, 0.08)
     assert crop.size == (64, 64)
+
+
+def test_square_crop_repeats_the_edge_rather_than_black() -> None:
+    """A tile touching the image's edge: its margin shows what the edge shows, never black."""
+    img = Image.new("RGB", (40, 100), (200, 180, 150))
+    crop = np.asarray(square_crop(img, (5.0, 0.0, 35.0, 100.0), 64, 0.08))
+    assert crop.min() >= 150
+
+
+def test_square_crop_of_a_tall_box_is_not_aliased() -> None:
+    """Thin stripes 10× too tall (a stretched photo) average out; point sampling would not."""
+    stripes = np.zeros((640, 64, 3), dtype=np.uint8)
+    stripes[::3] = 255  # one bright row in three, across the stretched axis: 85 on average
+    crop = np.asarray(square_crop(Image.fromarray(stripes), (0.0, 0.0, 64.0, 640.0), 64, 0.0))
+    rows = crop[:, :, 0].mean(1)
+    assert rows.min() >= 75 and rows.max() <= 95
+
+
+def test_square_crop_places_the_box_with_sub_pixel_accuracy() -> None:
+    img = np.zeros((100, 100, 3), dtype=np.uint8)
+    img[30:50, 20:60] = 255
+    crop = np.asarray(square_crop(Image.fromarray(img), (20.0, 30.0, 60.0, 50.0), 40, 0.0))
+    assert crop[2:-2, 2:-2].min() == 255 and crop.mean() > 250

@@ -150,3 +150,28 @@ def test_only_unsure_crops_get_a_second_opinion_from_other_quarter_turns(
         quarter = [crops[i].rotate(90 * k) for k in range(4)]
         expected = one_turn.classify_crops(quarter).mean(0)
         assert np.allclose(turned[i], expected, atol=1e-5)
+
+
+def test_a_sure_tile_with_an_unsure_name_is_kept_and_flagged(
+    monkeypatch: pytest.MonkeyPatch, fixture_labels: Callable[[str], Any]
+) -> None:
+    """Dropping a tile the detector is sure of is as wrong as misnaming it: a name at 30 %
+    keeps the tile (conf = detector score × √0.3), at a lower confidence than a sure name."""
+    img = load_image(FIXTURES / "hand_row.jpg")
+    rec = TileRecognizer()
+    sure = rec.detect(img)
+    real = rec.classify_crops
+
+    def unsure(crops: Any) -> np.ndarray:
+        probs = real(crops)
+        top = probs.argmax(1)
+        flat = np.full_like(probs, 0.7 / (probs.shape[1] - 1))
+        flat[np.arange(len(top)), top] = 0.3
+        return flat
+
+    monkeypatch.setattr(rec, "classify_crops", unsure)
+    doubtful = rec.detect(img)
+    assert len(doubtful) >= len(fixture_labels("hand_row")) * MIN_FIXTURE_RECALL
+    by_place = sorted(doubtful, key=lambda d: d.x1), sorted(sure, key=lambda d: d.x1)
+    assert [d.cls for d in by_place[0]] == [d.cls for d in by_place[1]]
+    assert all(d.conf < s.conf for d, s in zip(*by_place, strict=True))

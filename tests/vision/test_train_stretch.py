@@ -5,10 +5,12 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
 
+from vision.classes import NAME_SETS
 from vision.train import _tile_band, stretch_copies
 
 # tiles along one axis: (start, length) as fractions inside the photo, touching or overlapping
@@ -57,3 +59,35 @@ def test_strips_keep_the_photo_size_and_stretch_the_labels(tmp_path: Path) -> No
             # a tile 40×60 px in a 640×480 photo is 1/16 × 1/8; stretched 2–14× on one axis
             stretch = max(w * 16, h * 8)
             assert 2 - 1e-3 <= stretch <= 14 + 1e-3, (w, h)
+
+
+def test_strips_of_linked_photos_give_named_crops_of_the_right_tiles(tmp_path: Path) -> None:
+    """A detector-set photo links to its source split, whose labels name the tiles: each crop
+    of a strip shows the tile it is named for (here every tile has its own colour)."""
+    source = tmp_path / "src/train"
+    (source / "images").mkdir(parents=True)
+    (source / "labels").mkdir(parents=True)
+    images, labels = tmp_path / "det/train/images", tmp_path / "det/train/labels"
+    images.mkdir(parents=True)
+    labels.mkdir(parents=True)
+    colours = [(30 * i, 255 - 30 * i, 100) for i in range(8)]
+    photo = Image.new("RGB", (640, 480), (128, 128, 128))
+    tiles = [(20 + 50 * i, 200, 60 + 50 * i, 260) for i in range(8)]
+    for (x1, y1, x2, y2), colour in zip(tiles, colours, strict=True):
+        photo.paste(colour, (x1, y1, x2, y2))
+    photo.save(source / "images/row.png")
+    (images / "row.png").symlink_to(source / "images/row.png")
+    lines = [
+        f"{{}} {(x1 + x2) / 1280} {(y1 + y2) / 960} {(x2 - x1) / 640} {(y2 - y1) / 480}"
+        for x1, y1, x2, y2 in tiles
+    ]
+    (source / "labels/row.txt").write_text("\n".join(t.format(i) for i, t in enumerate(lines)))
+    (labels / "row.txt").write_text("\n".join(t.format(0) for t in lines))
+    stretch_copies(tmp_path, 6, seed=5)
+    saved = np.load(tmp_path / "crops_stretched.npz")
+    assert len(saved["y"]) >= 6 and saved["x"].shape[1:] == (64, 64, 3)
+    cmd42 = NAME_SETS["cmd42"]
+    for crop, cls in zip(saved["x"], saved["y"], strict=True):
+        raw_id = cmd42.index(int(cls))
+        centre = crop[24:40, 24:40].reshape(-1, 3).mean(0)
+        assert np.abs(centre - colours[raw_id]).max() < 12, (raw_id, centre)
