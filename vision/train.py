@@ -22,7 +22,6 @@ Usage (in .venv-train; see models/MODELS.md for the exact commands)::
 from __future__ import annotations
 
 import argparse
-import io
 import math
 import os
 import random
@@ -132,9 +131,12 @@ def stretch_copies(work: Path, count: int, seed: int) -> None:
         if named is not None and len(named) != len(boxes):
             named = None
         cut = (0, start * h, w, end * h) if axis else (start * w, 0, end * w, h)
-        strip = img.transform(img.size, Image.Transform.EXTENT, cut, Image.Resampling.BILINEAR)
-        quality = rng.randint(70, 95)
-        strip = _jpeg(strip, quality)
+        name = f"stretched_{made:04d}"
+        img.transform(img.size, Image.Transform.EXTENT, cut, Image.Resampling.BILINEAR).save(
+            images / f"{name}.jpg", quality=rng.randint(70, 95)
+        )
+        with Image.open(images / f"{name}.jpg") as saved:  # crops see what the detector will
+            strip = saved.convert("RGB")
         lines = []
         for i, box in enumerate(boxes):
             if start <= box[axis] <= end:
@@ -145,8 +147,6 @@ def stretch_copies(work: Path, count: int, seed: int) -> None:
                     x1, y1 = (box[0] - box[2] / 2) * w, (box[1] - box[3] / 2) * h
                     crops.append(crop_box(strip, (x1, y1, x1 + box[2] * w, y1 + box[3] * h)))
                     classes.append(named[i])
-        name = f"stretched_{made:04d}"
-        strip.save(images / f"{name}.jpg", quality=quality)
         (labels / f"{name}.txt").write_text("\n".join(lines))
         made += 1
     if crops:
@@ -162,15 +162,6 @@ def _source_classes(det_image: Path, w: int, h: int) -> list[int] | None:
     if not label.exists():
         return None
     return [b.cls for b in read_labels(label, w, h, NAME_SETS["cmd42"])]
-
-
-def _jpeg(img: Image.Image, quality: int) -> Image.Image:
-    """``img`` as it reads back from a JPEG file (the crops must match the saved strip)."""
-    buf = io.BytesIO()
-    img.save(buf, format="JPEG", quality=quality)
-    buf.seek(0)
-    with Image.open(buf) as back:
-        return back.convert("RGB")
 
 
 def _tile_band(
