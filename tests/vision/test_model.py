@@ -175,3 +175,24 @@ def test_a_sure_tile_with_an_unsure_name_is_kept_and_flagged(
     by_place = sorted(doubtful, key=lambda d: d.x1), sorted(sure, key=lambda d: d.x1)
     assert [d.cls for d in by_place[0]] == [d.cls for d in by_place[1]]
     assert all(d.conf < s.conf for d, s in zip(*by_place, strict=True))
+
+
+def test_squashed_views_are_skipped_when_they_cannot_win(
+    recognizer: TileRecognizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A photo whose plain view already found many tiles costs one detector pass, not three."""
+    img = load_image(FIXTURES / "hand_row.jpg")
+    strip = img.crop((0, 25, 700, 95)).resize((700, 560))
+    runs: list[int] = []
+    real = recognizer.detector.run
+
+    def counted(batch: np.ndarray) -> np.ndarray:
+        runs.append(len(batch))
+        return real(batch)
+
+    monkeypatch.setattr(recognizer.detector, "run", counted)
+    recognizer.detect(img)
+    assert len(runs) == 1
+    runs.clear()
+    recognizer.detect(strip)
+    assert len(runs) == 3
