@@ -124,7 +124,8 @@ def square_crop(
     cx2, cy2 = max(min(ix2, w), cx1 + 1), max(min(iy2, h), cy1 + 1)
     ox, oy = min(ix1, cx1), min(iy1, cy1)  # the padded patch's origin
     inside = np.asarray(img.crop((cx1, cy1, cx2, cy2)))
-    pad = ((cy1 - oy, max(iy2 - cy2, 0)), (cx1 - ox, max(ix2 - cx2, 0)), (0, 0))
+    pad = [(cy1 - oy, max(iy2 - cy2, 0)), (cx1 - ox, max(ix2 - cx2, 0))]
+    pad += [(0, 0)] * (inside.ndim - 2)  # channels, if any
     patch = Image.fromarray(np.pad(inside, pad, mode="edge"))
     region = (left - ox, top - oy, right - ox, bottom - oy)
     return patch.resize((size, size), Image.Resampling.BILINEAR, box=region)

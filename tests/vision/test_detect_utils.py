@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from vision.detect import letterbox, nms, square_crop, windows
@@ -39,11 +40,13 @@ def test_square_crop_is_fixed_size_even_past_the_edge() -> None:
     assert crop.size == (64, 64)
 
 
-def test_square_crop_repeats_the_edge_rather_than_black() -> None:
+@pytest.mark.parametrize("mode", ["RGB", "L", "RGBA"])
+def test_square_crop_repeats_the_edge_rather_than_black(mode: str) -> None:
     """A tile touching the image's edge: its margin shows what the edge shows, never black."""
-    img = Image.new("RGB", (40, 100), (200, 180, 150))
-    crop = np.asarray(square_crop(img, (5.0, 0.0, 35.0, 100.0), 64, 0.08))
-    assert crop.min() >= 150
+    img = Image.new("RGB", (40, 100), (200, 180, 150)).convert(mode)
+    crop = square_crop(img, (5.0, 0.0, 35.0, 100.0), 64, 0.08)
+    assert crop.mode == mode and crop.size == (64, 64)
+    assert np.asarray(crop).min() >= 150
 
 
 def test_square_crop_of_a_tall_box_is_not_aliased() -> None:
