@@ -153,14 +153,15 @@ def test_only_unsure_crops_get_a_second_opinion_from_other_quarter_turns(
 
 
 def test_a_sure_tile_with_an_unsure_name_is_kept_and_flagged(
-    monkeypatch: pytest.MonkeyPatch, fixture_labels: Callable[[str], Any]
+    recognizer: TileRecognizer,
+    monkeypatch: pytest.MonkeyPatch,
+    fixture_labels: Callable[[str], Any],
 ) -> None:
     """Dropping a tile the detector is sure of is as wrong as misnaming it: a name at 30 %
     keeps the tile (conf = detector score × √0.3), at a lower confidence than a sure name."""
     img = load_image(FIXTURES / "hand_row.jpg")
-    rec = TileRecognizer()
-    sure = rec.detect(img)
-    real = rec.classify_crops
+    sure = recognizer.detect(img)
+    real = recognizer.classify_crops
 
     def unsure(crops: Any) -> np.ndarray:
         probs = real(crops)
@@ -169,8 +170,8 @@ def test_a_sure_tile_with_an_unsure_name_is_kept_and_flagged(
         flat[np.arange(len(top)), top] = 0.3
         return flat
 
-    monkeypatch.setattr(rec, "classify_crops", unsure)
-    doubtful = rec.detect(img)
+    monkeypatch.setattr(recognizer, "classify_crops", unsure)
+    doubtful = recognizer.detect(img)
     assert len(doubtful) >= len(fixture_labels("hand_row")) * MIN_FIXTURE_RECALL
     by_place = sorted(doubtful, key=lambda d: d.x1), sorted(sure, key=lambda d: d.x1)
     assert [d.cls for d in by_place[0]] == [d.cls for d in by_place[1]]
