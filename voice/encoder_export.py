@@ -34,28 +34,27 @@ def read_ct2(parts: Sequence[Path]) -> dict[str, npt.NDArray[np.float32]]:
     name = " + ".join(str(p) for p in parts)
     f = io.BytesIO(b"".join(p.read_bytes() for p in parts))
 
-    def read(fmt: str) -> tuple[int, ...]:
-        size = struct.calcsize("<" + fmt)
+    def take(size: int, what: str) -> bytes:
         data = f.read(size)
         if len(data) < size:
-            raise ValueError(f"{name}: ends inside a tensor; are all the parts given, in order?")
-        return struct.unpack("<" + fmt, data)
+            raise ValueError(f"{name}: ends inside {what}; are all the parts given, in order?")
+        return data
+
+    def read(fmt: str) -> tuple[int, ...]:
+        return struct.unpack("<" + fmt, take(struct.calcsize("<" + fmt), "a header"))
 
     (version,) = read("I")
     if version != 6:
         raise ValueError(f"{name}: CTranslate2 model format {version}, expected 6")
-    f.read(read("H")[0])  # spec name
+    take(read("H")[0], "the spec name")
     read("I")  # spec revision
     out: dict[str, npt.NDArray[np.float32]] = {}
     for _ in range(read("I")[0]):
-        var = f.read(read("H")[0]).decode().rstrip("\0")
+        var = take(read("H")[0], "a name").decode().rstrip("\0")
         (rank,) = read("B")
         dims = read("I" * rank) if rank else ()
         (dtype,) = read("B")
-        (nbytes,) = read("I")
-        data = f.read(nbytes)
-        if len(data) < nbytes:
-            raise ValueError(f"{name}: ends inside {var}; are all the parts given, in order?")
+        data = take(read("I")[0], var)
         if var.startswith("encoder/") and dtype in _DTYPES:
             arr = np.frombuffer(data, _DTYPES[dtype]).reshape(dims)
             out[var.removeprefix("encoder/")] = arr.astype(np.float32)
