@@ -425,6 +425,19 @@ class ScoreCorrected(Payload):
     referee: str
 
 
+class HandRuled(Payload):
+    """A referee's ruling on a hand the record could not settle (referee/EVENTS.md, "A damaged
+    record"): ``void`` takes its payments off the card, ``settle`` puts ``payments`` (points per
+    player) in their place (WMC-8.1). ``hand`` is 0-based."""
+
+    TYPE: ClassVar[str] = "hand_ruled"
+    hand: Annotated[int, Field(ge=0)]
+    ruling: Literal["void", "settle"]
+    payments: dict[str, int] = Field(default_factory=dict)
+    reason: str
+    referee: str
+
+
 # ---- observations and decisions (logged; the engine keeps them out of the game state) -----
 
 
@@ -493,6 +506,7 @@ _DUTY_PAYLOADS: tuple[type[Payload], ...] = (
     PenaltyDecision,
     CardSigned,
     ScoreCorrected,
+    HandRuled,
 )
 
 _GAME_PAYLOADS: tuple[type[Payload], ...] = (
@@ -535,7 +549,7 @@ class Event(BaseModel):
     table_id: str
     session_id: str
     seq: Annotated[int, Field(ge=0)]
-    ts: float
+    ts: Annotated[float, Field(allow_inf_nan=False)]
     source: Source
     type: str
     payload: SerializeAsAny[Payload]

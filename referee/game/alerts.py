@@ -16,6 +16,16 @@ def proposal_id(rule: str, seq: int, seat: Wind, tag: str = "") -> str:
     return f"{rule}@{seq}:{seat.name}" + (f":{tag}" if tag else "")
 
 
+# Not WMC rules: the record itself needs a referee (referee/EVENTS.md, "A damaged record").
+SYS_SEQ = "SYS-seq"  # a seq repeated, in conflict, or missing (a gap)
+SYS_ORDER = "SYS-order"  # a line read after a higher seq (replayed in seq order)
+SYS_CLOCK = "SYS-clock"  # the table clock ran backwards
+SYS_HAND = "SYS-hand"  # a hand without a result in the record (a new wall came first)
+SYS_END = "SYS-end"  # the record ends inside a hand
+RECORD_RULES = frozenset({SYS_SEQ, SYS_CLOCK, SYS_HAND, SYS_END})
+"""A replay that raised one of these did not get the whole record: it does not exit 0."""
+
+
 class Severity(StrEnum):
     INFO = "info"
     WARNING = "warning"

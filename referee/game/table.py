@@ -10,7 +10,7 @@ rule (``rejected=True``); irregularities the rules let stand are applied with an
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.events import (
@@ -44,7 +44,15 @@ from referee.events import (
     WinDeclared,
 )
 from referee.game import claims, shapes
-from referee.game.alerts import Alert, Severity, proposal_id
+from referee.game.alerts import (
+    SYS_CLOCK,
+    SYS_END,
+    SYS_HAND,
+    SYS_SEQ,
+    Alert,
+    Severity,
+    proposal_id,
+)
 from referee.game.claims import NEXT, WINDS
 from referee.game.profile import Profile, profile
 from referee.game.state import (
@@ -65,6 +73,10 @@ from referee.scoring.result import ScoreResult
 from referee.tiles import NUM_KINDS, Tile, format_tiles, is_flower, tile_name
 
 Scorer = Callable[[WinningHand, str], ScoreResult]
+
+CLOCK_SLACK = 2.0
+"""Seconds the table clock may run back between events before it is a finding (SYS-clock):
+sources stamp their own events, so small steps back between them are ordinary."""
 
 CLAIM_CHANGE_REPEAT = 3
 """WMC-11.2: changing a called claim before exposing is no penalty "unless too frequent"; from a
@@ -148,6 +160,7 @@ class Table:
         self._derived: list[Derived] = []
         self._alerts: list[Alert] = []
         self._seq = -1
+        self._last: Event | None = None  # the latest event applied (end_of_log cites it)
         self._handlers: dict[str, Callable[[Any], None]] = {
             "session_started": self._session_started,
             "seat_draw": self._seat_draw,
@@ -196,13 +209,23 @@ class Table:
             self._alert("SYS-seq", f"duplicate seq {seq} (last applied {st.last_seq}); ignored")
             return Step(st, derived, alerts)
         if seq != st.last_seq + 1:
-            self._alert(
-                "SYS-seq",
-                f"gap: seq {seq} follows {st.last_seq}; events may be missing",
-                severity=Severity.WARNING,
-                rejected=False,
+            missing = (
+                f"{st.last_seq + 1}" if seq == st.last_seq + 2 else f"{st.last_seq + 1}–{seq - 1}"
+            )
+            self._record_finding(
+                SYS_SEQ,
+                f"events missing from the record: seq {seq} follows {st.last_seq} "
+                f"(seq {missing} not received)",
+            )
+        if st.last_ts is not None and event.ts < st.last_ts - CLOCK_SLACK:
+            self._record_finding(
+                SYS_CLOCK,
+                f"the table clock went back {st.last_ts - event.ts:.1f} s "
+                f"(ts {event.ts:g} after {st.last_ts:g})",
             )
         st.last_seq = seq
+        st.last_ts = event.ts
+        self._last = event
         handler = self._handlers.get(event.type)
         if handler is None:
             self._alert("SYS-type", f"unknown event type {event.type!r}")
@@ -215,6 +238,29 @@ class Table:
             st.alerts.extend(alerts)
         st.out_seq = first_out + len(derived) + len(alerts)
         return Step(st, derived, alerts, event, first_out)
+
+    def end_of_log(self) -> Step:
+        """The record ends here (a replayed file, not a live table): a hand still in play has no
+        result, a finding for a referee (SYS-end). The state is left as it is."""
+        st = self.state
+        derived: list[Derived] = []
+        alerts: list[Alert] = []
+        self._derived, self._alerts = derived, alerts
+        first_out = st.out_seq
+        hand = st.hand
+        if hand is not None and hand.phase is not Phase.IDLE and self._last is not None:
+            self._seq = self._last.seq
+            hand.marks.append(f"{SYS_END}@{self._seq}")
+            self._alert(
+                SYS_END,
+                f"the record ends inside hand {hand.number + 1} ({hand.phase.name.lower()}, "
+                f"last seq {self._seq}): the hand has no result",
+                severity=Severity.CRITICAL,
+                rejected=False,
+            )
+            st.alerts.extend(alerts)
+            st.out_seq = first_out + len(alerts)
+        return Step(st, derived, alerts, self._last, first_out)
 
     def apply_all(self, events: Sequence[Event]) -> list[Alert]:
         out: list[Alert] = []
@@ -263,6 +309,18 @@ class Table:
             penalty=penalty,
             points=points,
         )
+
+    def _record_finding(self, rule: str, message: str) -> None:
+        """The record itself is damaged here: a warning, and the hand it falls in (the next one,
+        between hands) is marked for a referee (EVENTS.md, "A damaged record")."""
+        st = self.state
+        mark = f"{rule}@{self._seq}"
+        hand = st.hand
+        if hand is not None and hand.phase is not Phase.IDLE:
+            hand.marks.append(mark)
+        else:
+            st.next_marks.append(mark)
+        self._alert(rule, message, severity=Severity.WARNING, rejected=False)
 
     def _derive(self, type_: str, **payload: Any) -> None:
         self._derived.append(Derived(type_, payload, self._seq))
@@ -319,8 +377,6 @@ class Table:
 
     def _wall_built(self, p: WallBuilt) -> None:
         st = self.state
-        if st.hand is not None and st.hand.phase is not Phase.IDLE:
-            raise Rejected("WMC-2.1", "a new wall while a hand is in play")
         prof = st.profile
         tiles: list[Tile] | None = None
         if p.tiles is not None:
@@ -347,10 +403,49 @@ class Table:
             st.seated = True
             for name in st.players:
                 st.scores.setdefault(name, 0)
+        if st.hand is not None and st.hand.phase is not Phase.IDLE:
+            self._unfinished(st.hand)
+        self._new_hand(Wall(prof, tiles))
+
+    def _new_hand(self, wall: Wall) -> HandState:
+        st = self.state
         st.dealer_place = st.hands_played % 4
-        st.hand = HandState(st.hands_played, st.dealer_place, Wall(prof, tiles))
+        st.hand = hand = HandState(st.hands_played, st.dealer_place, wall)
+        hand.marks.extend(st.next_marks)
+        st.next_marks.clear()
+        return hand
+
+    def _unfinished(self, hand: HandState) -> None:
+        """A new wall while a hand is in play: the hand's end never reached the record. It is
+        closed without a result — no payments — and the deal passes on (WMC-2.4)."""
+        hand.marks.append(f"{SYS_HAND}@{self._seq}")
+        self._alert(
+            SYS_HAND,
+            f"hand {hand.number + 1} has no result in the record (a new wall came while it was "
+            f"in play, {hand.phase.name.lower()}): closed without payments, marked for a "
+            "referee to settle or void (hand_ruled)",
+            severity=Severity.CRITICAL,
+            rejected=False,
+        )
+        st = self.state
+        e, s, w, n = (st.player_at(seat) for seat in WINDS)
+        self._end_hand(
+            hand, HandResult(hand=hand.number, dealer=e, players=(e, s, w, n), unfinished=True)
+        )
 
     def _dice(self, p: DiceRolled) -> None:
+        st = self.state
+        if (st.hand is None or st.hand.phase is Phase.IDLE) and p.seat is Wind.E:
+            # The dealer rolls, so a wall stands: its wall_built never reached the record.
+            hand = self._new_hand(Wall(st.profile, None))
+            hand.marks.append(f"{SYS_HAND}@{self._seq}")
+            self._alert(
+                SYS_HAND,
+                f"hand {hand.number + 1}: the dealer rolled with no wall in the record; the hand "
+                "is taken as started on an unseen wall and marked for a referee",
+                severity=Severity.WARNING,
+                rejected=False,
+            )
         hand = self._hand("WMC-3.3", "dice")
         total = p.dice[0] + p.dice[1]
         if hand.phase is Phase.ROLL_DEALER:
@@ -1624,6 +1719,7 @@ class Table:
             rule=settlement.rule,
             flags=tuple(sorted(str(f) for f in winning.flags)),
             players=(by_seat[0], by_seat[1], by_seat[2], by_seat[3]),
+            marks=tuple(hand.marks),
         )
         for w, delta in settlement.deltas.items():
             name = st.player_at(w)
@@ -1646,13 +1742,15 @@ class Table:
     def _end_hand(self, hand: HandState, result: HandResult) -> None:
         st = self.state
         hand.phase = Phase.IDLE
+        if hand.marks:
+            result = replace(result, marks=tuple(hand.marks))
         st.results.append(result)
         st.hands_played += 1
         st.dealer_place = st.hands_played % 4
         self._derive(
             "hand_ended",
             hand=hand.number,
-            result="exhaustive_draw" if result.exhaustive else "win",
+            result=result.outcome,
             next_dealer=st.players[st.dealer_place],
             rule="WMC-2.4",
         )
