@@ -11,7 +11,7 @@ corrections) act on the clocks, the ledger and the card. The system proposes; re
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from referee.clocks import ClockProposal, TableClocks
@@ -39,7 +39,7 @@ from referee.events import (
     WaitRequested,
     WinDeclared,
 )
-from referee.game.alerts import Alert, Severity
+from referee.game.alerts import Alert, Severity, damage_mark
 from referee.game.state import Phase, TableState
 from referee.game.table import Derived, Scorer, Step, Table
 from referee.hands import Wind
@@ -132,8 +132,13 @@ class RefereeTable:
             if found is not None:
                 proposals.append(found)
         if step.accepted:
+            hand = self.state.hand
+            damaged = damage_mark(hand.marks) if hand is not None else ""
             for clock in self._clocks(event, step):
                 alert, proposal = from_clock(clock, event.seq, self._hand_index())
+                if damaged:  # the turn may only seem long: an event of it is missing
+                    extra.append(replace(alert, damaged=damaged, penalty="", points=0))
+                    continue
                 extra.append(alert)
                 proposals.append(proposal)
         extra += self._referee(event, proposals)

@@ -229,7 +229,12 @@ def _print_text(data: dict[str, Any]) -> None:
         print(f"    payments {pay}; {h['rule']}")
     print(f"alerts: {len(data['alerts'])}")
     for a in data["alerts"]:
-        print(f"  [{a['rule']}] {a['severity']} {a['seat'] or ''} @{a['seq']}: {a['message']}")
+        doubt = (
+            f" (record damaged at {a['damaged']}: no penalty proposed)" if "damaged" in a else ""
+        )
+        print(
+            f"  [{a['rule']}] {a['severity']} {a['seat'] or ''} @{a['seq']}: {a['message']}{doubt}"
+        )
 
 
 def run_sheet(args: argparse.Namespace) -> int:

@@ -51,6 +51,7 @@ from referee.game.alerts import (
     SYS_SEQ,
     Alert,
     Severity,
+    damage_mark,
     proposal_id,
 )
 from referee.game.claims import NEXT, WINDS
@@ -234,6 +235,11 @@ class Table:
                 handler(event.payload)
             except Rejected as exc:
                 self._alert(exc.rule, str(exc), exc.seat)
+        damaged = damage_mark(st.hand.marks) if st.hand is not None else ""
+        if damaged:
+            alerts[:] = [
+                a if a.rule.startswith("SYS-") else replace(a, damaged=damaged) for a in alerts
+            ]
         if alerts:
             st.alerts.extend(alerts)
         st.out_seq = first_out + len(derived) + len(alerts)

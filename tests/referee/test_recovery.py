@@ -133,7 +133,8 @@ def test_one_lost_draw_costs_one_hand_and_the_exit_code_says_so(tmp_path: Path) 
     hand = _hand_of(events)[lost.seq]
     lines = [e.model_dump_json() for e in events if e.seq != lost.seq]
     clean = _only(_replay([e.model_dump_json() for e in events])).state
-    state = _only(_replay(lines)).state
+    duty = _only(_replay(lines))
+    state = duty.state
     assert state.hands_played == 8
     for number in range(8):
         if number != hand:
@@ -141,6 +142,11 @@ def test_one_lost_draw_costs_one_hand_and_the_exit_code_says_so(tmp_path: Path) 
     assert f"SYS-seq@{lost.seq + 1}" in state.results[hand].marks
     (gap,) = [a for a in state.alerts if a.rule == "SYS-seq"]
     assert f"seq {lost.seq + 1} follows {lost.seq - 1}" in gap.message
+    # what the hole makes players seem to do is flagged, and nobody is proposed a penalty for it
+    after = [a for a in state.alerts if a.seq > lost.seq and not a.rule.startswith("SYS-")]
+    in_hand = [a for a in after if _hand_of(events).get(a.seq) == hand]
+    assert in_hand and all(a.damaged == f"SYS-seq@{lost.seq + 1}" for a in in_hand)
+    assert not [e for e in duty.ledger.entries.values() if e.proposal.hand == hand]
     log = tmp_path / "lost.jsonl"
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert main(["replay", str(log)]) == 1
