@@ -78,6 +78,7 @@ class Source(StrEnum):
     SIMULATOR = "simulator"
     ENGINE = "engine"
     MANUAL = "manual"  # written by hand (tests, EVENTS.md examples)
+    RECORD = "record"  # imported from a record of a game played elsewhere (referee.records)
 
 
 class Payload(BaseModel):
@@ -94,9 +95,11 @@ class SessionStarted(Payload):
     """Players at their provisional places (venue E, S, W, N) before the seat draw (WMC-2.1)."""
 
     TYPE: ClassVar[str] = "session_started"
-    profile: Literal["wmc", "zj33", "mcr"] = "wmc"
+    profile: Literal["wmc", "zj33", "mcr", "mcr-botzone", "mcr-online"] = "wmc"
     players: tuple[str, str, str, str]
     follow_suit: bool = True  # WMC-12.4 exemption invoked by discarders (WMC-7.5)
+    # MCR: the prevalent wind of the first round, for a record that starts mid-game (imports)
+    prevalent: SeatField = Wind.E
 
 
 class SeatDraw(Payload):

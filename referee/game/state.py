@@ -155,21 +155,33 @@ class HandResult:
     # Why a referee must look at this hand: the alerts that marked it (``RULE@SEQ``), e.g. a
     # gap in the record (EVENTS.md, "A damaged record"); a ruling (``hand_ruled``) settles it.
     marks: tuple[str, ...] = ()
+    false_win: Wind | None = None  # a platform ended the hand at this seat's false win
 
     @property
     def exhaustive(self) -> bool:
-        return self.winner is None and not self.unfinished
+        return self.winner is None and not self.unfinished and self.false_win is None
 
     @property
     def outcome(self) -> str:
+        """``win``, ``exhaustive_draw``, ``unfinished``, or ``false_win`` (a platform's rule)."""
         if self.unfinished:
             return "unfinished"
+        if self.false_win is not None:
+            return "false_win"
         return "exhaustive_draw" if self.winner is None else "win"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"hand": self.hand, "dealer": self.dealer, "result": self.outcome}
         if self.marks:
             out["marks"] = list(self.marks)
+        if self.false_win is not None:
+            out.update(
+                offender=self.false_win.name,
+                payments={w.name: d for w, d in sorted(self.deltas.items())},
+                by_player={self.players[w]: d for w, d in sorted(self.deltas.items())},
+                rule=self.rule,
+            )
+            return out
         if self.winner is None:
             return out
         out.update(
@@ -317,6 +329,7 @@ class TableState:
         "alerts",
         "claim_changes",
         "dealer_place",
+        "first_prevalent",
         "follow_suit",
         "hand",
         "hands_played",
@@ -351,6 +364,7 @@ class TableState:
         self.next_marks: list[str] = []  # damage found between hands marks the next hand
         self.out_seq = 0  # the next engine output's seq (Step.outputs, EVENTS.md)
         self.claim_changes: dict[str, int] = {}  # WMC-11.2 count per player this session
+        self.first_prevalent = Wind.E  # the prevalent wind of the session's first round
 
     def place_of(self, seat: Wind) -> int:
         """Venue place of a seat wind in the current hand (WMC-2.4)."""
@@ -366,7 +380,9 @@ class TableState:
 
     @property
     def prevalent(self) -> Wind:
-        return Wind(self.round % 4) if self.profile.prevalent_wind else Wind.E
+        if not self.profile.prevalent_wind:
+            return Wind.E
+        return Wind((self.first_prevalent + self.round) % 4)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -147,5 +147,5 @@ class Kongs(Claims):
             )
 
     def _kong_room(self, hand: HandState, seat: Wind) -> None:
-        if hand.wall.live <= 0:
+        if hand.wall.live_for(seat) <= 0:
             raise Rejected("WMC-6.2", "no kong once the live wall is exhausted", seat)

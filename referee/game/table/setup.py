@@ -21,7 +21,7 @@ from referee.game.state import (
     TurnStart,
 )
 from referee.game.table.base import Rejected, TableBase
-from referee.game.wall import Wall, counted_seat
+from referee.game.wall import Wall, counted_seat, make_wall
 from referee.hands import Wind
 from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
 
@@ -37,6 +37,7 @@ class Setup(TableBase):
         st.players = list(p.players)
         st.follow_suit = p.follow_suit
         st.scores = dict.fromkeys(p.players, 0)
+        st.first_prevalent = p.prevalent
 
     def _seat_draw(self, p: SeatDraw) -> None:
         st = self.state
@@ -83,24 +84,27 @@ class Setup(TableBase):
                     f"the wall must hold each tile of the set once per copy "
                     f"({prof.total_tiles} tiles), got {len(tiles)}",
                 )
-        if not st.seated:
+        if not st.seated and prof.dice:  # a platform seats the players as it lists them
             self._alert(
                 "WMC-2.1",
                 "a hand started without a seat draw; players keep their places",
                 severity=Severity.WARNING,
                 rejected=False,
             )
+        if not st.seated:
             st.seated = True
             for name in st.players:
                 st.scores.setdefault(name, 0)
         if st.hand is not None and st.hand.phase is not Phase.IDLE:
             self._unfinished(st.hand)
-        self._new_hand(Wall(prof, tiles))
+        self._new_hand(make_wall(prof, tiles))
 
     def _new_hand(self, wall: Wall) -> HandState:
         st = self.state
         st.dealer_place = st.hands_played % 4
         st.hand = hand = HandState(st.hands_played, st.dealer_place, wall)
+        if not st.profile.dice:  # no break (WMC-3.3): the platform deals at once
+            hand.phase = Phase.DEAL
         hand.marks.extend(st.next_marks)
         st.next_marks.clear()
         return hand

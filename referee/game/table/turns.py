@@ -32,7 +32,7 @@ class Turns(Setup):
 
     def _take_tile(self, wall: Wall, index: int, named: Tile | None, seat: Wind) -> Tile:
         """Take the tile at drawing-order ``index``; a named tile that differs stands (4.9)."""
-        pos = wall.order[index]
+        pos = wall.position(index, seat)
         there = wall.tiles[pos]
         if named is None:
             if there == UNKNOWN:
@@ -74,7 +74,7 @@ class Turns(Setup):
             self._draw_out_of_turn(hand, p)
             return
         wall = hand.wall
-        if wall.live <= 0:
+        if wall.live_for(seat) <= 0:
             raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
         if hand.calls and p.merged:
             self._lapse_calls(hand)
@@ -92,7 +92,7 @@ class Turns(Setup):
             hand.unmerged = None
         else:
             hand.unmerged = tile
-        if wall.live == 0:
+        if wall.live_for(NEXT[seat]) == 0:
             hand.seabed_seat = seat
             self._derive("seabed_drawn", seat=seat.name)
 
@@ -282,7 +282,7 @@ class Turns(Setup):
         me.river.append(tile)
         hand.discards.append((seat, tile))
         hand.last_discard = (seat, tile)
-        hand.riverbed = hand.wall.live == 0
+        hand.riverbed = hand.wall.live_for(NEXT[seat]) == 0
         hand.calls = {}
         hand.unmerged = None
         hand.pre_play = False

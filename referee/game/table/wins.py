@@ -14,6 +14,7 @@ from referee.events import (
 from referee.game import claims, shapes
 from referee.game.alerts import Severity
 from referee.game.claims import WINDS
+from referee.game.platform import false_win_ends_hand
 from referee.game.state import (
     HandResult,
     HandState,
@@ -135,7 +136,7 @@ class Wins(Kongs):
                 and not any(s.melds for s in hand.seats)
             ):
                 flags.add(Flag.EARTH)
-        if st.profile.name == "mcr" and self._visible(win_tile, seat, tile is not None) == 3:
+        if st.profile.scorer == "mcr" and self._visible(win_tile, seat, tile is not None) == 3:
             flags.add(Flag.LAST_OF_KIND)
         return WinningHand(
             concealed=tuple(concealed),
@@ -166,7 +167,7 @@ class Wins(Kongs):
             hand = self.winning_hand(seat, tile, robbing=robbing)
         except HandError:
             return None
-        return self.scorer(hand, self.state.profile.name)
+        return self.scorer(hand, self.state.profile.scorer)
 
     def _evaluate(
         self, seat: Wind, tile: Tile | None, *, robbing: bool = False
@@ -177,7 +178,7 @@ class Wins(Kongs):
         except HandError as exc:
             self._false_win(seat, f"WMC-7.1: {exc}")
             return None
-        result = self.scorer(winning, self.state.profile.name)
+        result = self.scorer(winning, self.state.profile.scorer)
         if not result.valid:
             reason = result.reason or "no winning shape"
             self._false_win(seat, reason if "WMC-" in reason else f"WMC-7.1: {reason}")
@@ -193,6 +194,9 @@ class Wins(Kongs):
         (the whole concealed hand) becomes a live penalty tile."""
         hand = self.state.hand
         assert hand is not None
+        if self.profile.false_win_fine:  # a platform's rule: the hand ends at once (Botzone)
+            false_win_ends_hand(self, hand, seat, reason)
+            return
         me = hand.seats[seat]
         shown = [t for t in range(NUM_KINDS) for _ in range(me.counts[t])]
         for t in shown:
@@ -219,7 +223,7 @@ class Wins(Kongs):
         st = self.state
         history = list(hand.discards)
         settlement = settle(
-            st.profile.name,
+            st.profile.scorer,
             result.total,
             seat,
             win_by,
