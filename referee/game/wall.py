@@ -196,5 +196,11 @@ class SeatWalls(Wall):
 
 
 def make_wall(profile: Profile, tiles: list[Tile] | None = None) -> Wall:
-    """The wall a profile plays with (one shared wall, or Botzone's four quarters)."""
-    return SeatWalls(profile, tiles) if profile.seat_walls else Wall(profile, tiles)
+    """The wall a profile plays with: one shared wall, or Botzone's four quarters. Without
+    dice nobody breaks it: its geometry order is the drawing order."""
+    if profile.seat_walls:
+        return SeatWalls(profile, tiles)
+    wall = Wall(profile, tiles)
+    if not profile.dice:
+        wall.order = list(range(wall.size))
+    return wall

@@ -96,7 +96,7 @@ class LogBuilder:
         self.session_id = session_id
         self.events: list[Event] = []
 
-    def add(self, payload: Payload, line: int) -> None:
+    def add(self, payload: Payload, line: int, *notes: str) -> None:
         seq = len(self.events)
         self.events.append(
             make_event(
@@ -106,7 +106,7 @@ class LogBuilder:
                 table_id=self.table_id,
                 session_id=self.session_id,
                 source=Source.RECORD,
-                evidence=(f"line:{line}",),
+                evidence=(f"line:{line}", *notes),
             )
         )
 

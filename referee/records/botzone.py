@@ -44,7 +44,7 @@ from referee.scoring.mcr_fans import FAN_BY_NUMBER
 from referee.tiles import Tile
 
 PLAYERS = ("P0", "P1", "P2", "P3")
-PROFILE = "mcr-botzone"
+
 _CLAIMS = {"chi": CallKind.CHOW, "peng": CallKind.PUNG, "gang": CallKind.KONG, "hu": CallKind.WIN}
 _KONGS = {"Gang": KongKind.EXPOSED, "AnGang": KongKind.CONCEALED, "BuGang": KongKind.ADDED}
 _FAN_ITEM = re.compile(r"(.+)\*(\d+)$")
@@ -218,7 +218,8 @@ def _match(block: list[Line]) -> Record:
     state = _Match(match_id)
     log = state.log
     log.add(
-        SessionStarted(profile=PROFILE, players=PLAYERS, prevalent=Wind(int(wind))), block[1][0]
+        SessionStarted(profile="mcr-botzone", players=PLAYERS, prevalent=Wind(int(wind))),
+        block[1][0],
     )
     log.add(WallBuilt(), first)
     draw = block[6]
