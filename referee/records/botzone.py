@@ -20,7 +20,7 @@ the prevalent wind from ``Wind``. Conversions:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from referee.events import (
     Call,
@@ -29,6 +29,7 @@ from referee.events import (
     Deal,
     Discard,
     Draw,
+    Event,
     ExhaustiveDraw,
     Kong,
     KongKind,
@@ -38,8 +39,20 @@ from referee.events import (
     WallBuilt,
     WinDeclared,
 )
+from referee.game.profile import profile
 from referee.hands import Wind
-from referee.records import Expected, Imported, LogBuilder, Record, RecordError, fan_number, tile_of
+from referee.records import (
+    CODE_OF,
+    Expected,
+    Imported,
+    LogBuilder,
+    Record,
+    RecordError,
+    fan_name,
+    fan_number,
+    tile_of,
+)
+from referee.records.walk import Act, HandLog, Walked, walk
 from referee.scoring.mcr_fans import FAN_BY_NUMBER
 from referee.tiles import Tile
 
@@ -282,3 +295,87 @@ def _result(lines: list[Line], state: _Match) -> Expected:
         total=int(parts[1]),
         payments=scores,
     )
+
+
+# ---- export ----------------------------------------------------------------------------------
+
+_VERB = {CallKind.CHOW: "Chi", CallKind.PUNG: "Peng", CallKind.KONG: "Gang", CallKind.WIN: "Hu"}
+_KONG_VERB = {v: k for k, v in _KONGS.items()}
+
+
+class ExportError(ValueError):
+    """A log Botzone's format cannot hold (flowers, a non-MCR profile)."""
+
+
+def export(events: Sequence[Event]) -> tuple[str, list[str]]:
+    """Botzone text for every hand of a log that ended (one match each), and notes on what was
+    left out. Raises ExportError for what the format cannot hold at all."""
+    walked = walk(events)
+    if profile(walked.profile).scorer != "mcr":
+        raise ExportError(f"the log's profile is {walked.profile}; Botzone plays MCR")
+    notes = list(walked.notes)
+    out: list[str] = []
+    for hand in walked.hands:
+        if hand.result is None or hand.first_draw is None:
+            notes.append(f"hand {hand.number + 1} did not end; left out")
+            continue
+        if any(hand.flowers.values()) or any(a.kind == "flower" for a in hand.acts):
+            raise ExportError(
+                f"hand {hand.number + 1} has flowers; Botzone plays without them "
+                "(export it as mjdata)"
+            )
+        out += _match_lines(walked, hand)
+    return "".join(line + "\n" for line in out), notes
+
+
+def _match_lines(walked: Walked, hand: HandLog) -> list[str]:
+    assert hand.result is not None and hand.first_draw is not None
+    east = list(hand.hands[Wind.E])
+    east.reverse()  # East's first draw is its 14th tile: the last of the deal
+    east.remove(hand.first_draw)
+    east.reverse()
+    dealt = {**hand.hands, Wind.E: east}
+    match = walked.session_id  # an imported match keeps its id
+    if walked.table_id != "botzone" or len(walked.hands) > 1:
+        match = f"{walked.table_id}.{walked.session_id}.{hand.number + 1}"
+    lines = [f"Match {match}"]
+    lines.append(f"Wind {int(hand.prevalent)}")
+    lines += [f"Player {int(w)} Deal {_codes(dealt[w])}" for w in Wind]
+    lines.append(f"Player 0 Draw {CODE_OF[hand.first_draw]}")
+    lines += [_act_line(act) for act in hand.acts]
+    result = hand.result
+    scores = " ".join(str(result.deltas.get(w, 0)) for w in Wind)
+    if result.kind == "win":
+        fans = "+".join(
+            f"{fan_name(int(p.id.removeprefix('MCR-')), platform='botzone')}*{p.count}"
+            for p in result.patterns
+        )
+        lines.append(f"Fan {result.value} {fans}")
+    elif result.kind == "exhaustive_draw":
+        lines.append("Huang")
+    lines += [f"Score {scores}", ""]
+    return lines
+
+
+def _codes(tiles: Sequence[Tile]) -> str:
+    return " ".join(CODE_OF[t] for t in tiles)
+
+
+def _act_line(act: Act) -> str:
+    who = f"Player {int(act.seat)}"
+    tile = CODE_OF.get(act.tile, "?")
+    if act.kind in ("draw", "replacement_draw"):
+        return f"{who} Draw {tile}"
+    if act.kind == "discard":
+        return f"{who} Play {tile}"
+    if act.kind == "kong" and act.kong is not KongKind.EXPOSED:
+        assert act.kong is not None
+        return f"{who} {_KONG_VERB[act.kong]} {tile}"
+    if act.kind == "chow":
+        line = f"{who} Chi {CODE_OF[act.tiles[1]]}"
+    else:
+        verb = {"pung": "Peng", "kong": "Gang", "win": "Hu"}[act.kind]
+        line = f"{who} {verb} {tile}"
+    for seat, call, named in sorted(act.lost, key=lambda c: (c[0] - (act.source or act.seat)) % 4):
+        line += f" Ignore Player {int(seat)} {_VERB[call]} {CODE_OF[named]}"
+    return line

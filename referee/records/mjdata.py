@@ -122,7 +122,9 @@ def parse(text: str, record_id: str) -> Record:
             raise RecordError(k + 3, "deal: more flowers than the set has left")
         faces, free = free[:n], free[n:]
         kept = hands[k][: len(hands[k]) - n]
-        exchange += [(wind(k), face, t, k + 3) for face, t in zip(faces, hands[k][len(kept) :])]
+        exchange += [
+            (wind(k), face, t, k + 3) for face, t in zip(faces, hands[k][len(kept) :], strict=True)
+        ]
         hands[k] = kept + faces
     log.add(Deal(hands={wind(k): tuple(t) for k, t in hands.items()}), 3)
     for seat, face, replacement, number in exchange:
