@@ -18,7 +18,7 @@ kept as an ``observation``: the server did not accept it as a win.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from referee.events import (
     Call,
@@ -27,6 +27,7 @@ from referee.events import (
     Deal,
     Discard,
     Draw,
+    Event,
     ExhaustiveDraw,
     FlowerSetAside,
     Kong,
@@ -39,8 +40,19 @@ from referee.events import (
     WallBuilt,
     WinDeclared,
 )
-from referee.hands import Wind
-from referee.records import Expected, LogBuilder, Record, RecordError, fan_number, tile_of
+from referee.game.profile import profile
+from referee.hands import WinBy, Wind
+from referee.records import (
+    CODE_OF,
+    Expected,
+    LogBuilder,
+    Record,
+    RecordError,
+    fan_name,
+    fan_number,
+    tile_of,
+)
+from referee.records.walk import Act, HandLog, Walked, walk
 from referee.tiles import FIRST_FLOWER, NUM_FLOWERS, Tile, is_flower
 
 WINDS_ZH = {"东": Wind.E, "南": Wind.S, "西": Wind.W, "北": Wind.N}
@@ -206,3 +218,88 @@ def _expected(header: list[str], winner: Wind | None) -> Expected:
         total=sum(fans.values()),
         winner_points=int(header[1]),
     )
+
+
+# ---- export ----------------------------------------------------------------------------------
+
+_WIND_ZH = {w: zh for zh, w in WINDS_ZH.items()}
+_KONG_ZH = {kind: zh for zh, kind in _KONGS.items()}
+
+
+def export(events: Sequence[Event]) -> tuple[list[tuple[str, str]], list[str]]:
+    """One 2017-format text per hand that ended, named ``<table>-<session>-<hand>``, and notes
+    on what was left out (losing calls: the format lists none; a hand that did not end)."""
+    walked = walk(events)
+    if profile(walked.profile).scorer != "mcr":
+        raise ValueError(f"the log's profile is {walked.profile}; the 2017 records are MCR")
+    notes = list(walked.notes)
+    out: list[tuple[str, str]] = []
+    for hand in walked.hands:
+        if hand.result is None or hand.result.kind == "false_win":
+            notes.append(f"hand {hand.number + 1} did not end in a win or a draw; left out")
+            continue
+        if any(a.lost for a in hand.acts):
+            notes.append(f"hand {hand.number + 1}: calls that lost on priority are left out")
+        name = f"{walked.table_id}-{walked.session_id}-{hand.number + 1}"
+        out.append((name, _hand_text(walked, hand)))
+    return out, notes
+
+
+def _hand_text(walked: Walked, hand: HandLog) -> str:
+    result = hand.result
+    assert result is not None
+
+    numbers = [name[1:] for name in hand.players if name[:1] == "P"]
+    if sorted(numbers) == ["0", "1", "2", "3"]:  # imported: the record's own seat numbers
+
+        def place(seat: Wind) -> int:
+            return int(numbers[seat])
+
+    else:
+
+        def place(seat: Wind) -> int:
+            return (hand.dealer_place + seat) % 4
+
+    if result.kind == "win":
+        assert result.winner is not None
+        fans = ",".join(
+            f"'{fan_name(int(p.id.removeprefix('MCR-')), platform='mjdata')}-{p.points * p.count}'"
+            for p in result.patterns
+        )
+        how = "自摸" if result.win_by is WinBy.SELF else "和牌"
+        header = [_WIND_ZH[hand.prevalent], str(result.deltas[result.winner]), f"[{fans}]", "", how]
+    else:
+        header = [_WIND_ZH[hand.prevalent], "0", "['荒庄-0']", "", "荒庄"]
+    lines = [f"./{walked.table_id}/{walked.session_id}/{hand.number + 1}.xml", "\t".join(header)]
+    by_place = {place(w): w for w in Wind}
+    for k in range(4):
+        seat = by_place[k]
+        lines.append(f"{k}\t{_list(hand.hands[seat])}\t{hand.flowers[seat]}")
+    for act in hand.acts:
+        lines.append(_act_line(act, place))
+    return "".join(line + "\n" for line in lines)
+
+
+def _list(tiles: Sequence[Tile]) -> str:
+    return "[" + ",".join(f"'{CODE_OF[t]}'" for t in tiles) + "]"
+
+
+def _act_line(act: Act, place: Callable[[Wind], int]) -> str:
+    me = place(act.seat)
+    tile = act.tile
+    if act.kind == "draw":
+        return f"{me}\t摸牌\t{_list([tile])}\t"
+    if act.kind == "replacement_draw":
+        return f"{me}\t{'杠后摸牌' if act.after_kong else '补花后摸牌'}\t{_list([tile])}\t"
+    if act.kind in ("discard", "flower"):
+        return f"{me}\t{'打牌' if act.kind == 'discard' else '补花'}\t{_list([tile])}\t"
+    source = place(act.source if act.source is not None else act.seat)
+    claimed = f"{CODE_OF[tile]}\t{source}"
+    if act.kind == "chow":
+        return f"{me}\t吃\t{_list(act.tiles)}\t{claimed}"
+    if act.kind == "pung":
+        return f"{me}\t碰\t{_list([tile] * 3)}\t{claimed}"
+    if act.kind == "kong":
+        assert act.kong is not None
+        return f"{me}\t{_KONG_ZH[act.kong]}\t{_list([tile] * 4)}\t{claimed}"
+    return f"{me}\t和牌\t{_list([tile])}\t{claimed}"

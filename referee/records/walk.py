@@ -49,6 +49,7 @@ class HandLog:
     hands: dict[Wind, list[Tile]] = field(default_factory=dict)
     flowers: dict[Wind, int] = field(default_factory=dict)
     first_draw: Tile | None = None
+    players: tuple[str, ...] = ()  # by seat E S W N
     acts: list[Act] = field(default_factory=list)
     result: HandResult | None = None
 
@@ -85,7 +86,9 @@ def walk(events: Sequence[Event]) -> Walked:
         out.profile = table.state.profile.name
         hand = table.state.hand
         if ev.type == "wall_built":
-            cur = HandLog(len(table.state.results), table.state.prevalent, table.state.dealer_place)
+            st = table.state
+            cur = HandLog(len(st.results), st.prevalent, st.dealer_place)
+            cur.players = tuple(st.player_at(w) for w in Wind)
             out.hands.append(cur)
             calls = {}
         elif cur is None or hand is None:
@@ -101,6 +104,7 @@ def walk(events: Sequence[Event]) -> Walked:
             calls[ev.payload.seat] = ev.payload.call
         elif ev.type in _ACTS and not exchange:
             act = _act(ev, before, hand)
+            act.after_kong = bool(cur.acts) and cur.acts[-1].kind == "kong"
             if act.kind in ("draw", "discard") and calls:
                 lapsed = ", ".join(f"{s.name} {c}" for s, c in calls.items())
                 out.notes.append(f"seq {ev.seq}: calls nobody made good ({lapsed}); left out")
@@ -164,7 +168,7 @@ def _act(ev: Event, before: tuple[list[int], tuple[Wind, Tile] | None], hand: Ha
     if ev.type in ("draw", "replacement_draw"):
         now = hand.seats[seat].counts
         tile = next(t for t in range(len(now)) if now[t] > counts[t])
-        return Act(ev.type, seat, tile, after_kong=hand.after_kong and ev.type != "draw")
+        return Act(ev.type, seat, tile)
     if ev.type in ("discard", "flower"):
         return Act(ev.type, seat, p.tile)  # type: ignore[attr-defined]
     if ev.type == "kong":
