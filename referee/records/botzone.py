@@ -316,7 +316,7 @@ def export(events: Sequence[Event]) -> tuple[str, list[str]]:
     notes = list(walked.notes)
     out: list[str] = []
     for hand in walked.hands:
-        if hand.result is None or hand.first_draw is None:
+        if hand.result is None or hand.result.outcome == "unfinished" or hand.first_draw is None:
             notes.append(f"hand {hand.number + 1} did not end; left out")
             continue
         if any(hand.flowers.values()) or any(a.kind == "flower" for a in hand.acts):
@@ -345,13 +345,13 @@ def _match_lines(walked: Walked, hand: HandLog) -> list[str]:
     lines += [_act_line(act) for act in hand.acts]
     result = hand.result
     scores = " ".join(str(result.deltas.get(w, 0)) for w in Wind)
-    if result.kind == "win":
+    if result.outcome == "win":
         fans = "+".join(
             f"{fan_name(int(p.id.removeprefix('MCR-')), platform='botzone')}*{p.count}"
             for p in result.patterns
         )
         lines.append(f"Fan {result.value} {fans}")
-    elif result.kind == "exhaustive_draw":
+    elif result.outcome == "exhaustive_draw":
         lines.append("Huang")
     lines += [f"Score {scores}", ""]
     return lines

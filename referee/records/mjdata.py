@@ -235,7 +235,7 @@ def export(events: Sequence[Event]) -> tuple[list[tuple[str, str]], list[str]]:
     notes = list(walked.notes)
     out: list[tuple[str, str]] = []
     for hand in walked.hands:
-        if hand.result is None or hand.result.kind == "false_win":
+        if hand.result is None or hand.result.outcome not in ("win", "exhaustive_draw"):
             notes.append(f"hand {hand.number + 1} did not end in a win or a draw; left out")
             continue
         if any(a.lost for a in hand.acts):
@@ -260,7 +260,7 @@ def _hand_text(walked: Walked, hand: HandLog) -> str:
         def place(seat: Wind) -> int:
             return (hand.dealer_place + seat) % 4
 
-    if result.kind == "win":
+    if result.outcome == "win":
         assert result.winner is not None
         fans = ",".join(
             f"'{fan_name(int(p.id.removeprefix('MCR-')), platform='mjdata')}-{p.points * p.count}'"

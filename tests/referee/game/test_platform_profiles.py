@@ -110,7 +110,7 @@ def test_botzone_a_false_win_ends_the_hand_with_the_platforms_settlement() -> No
     assert [(a.rule, a.rejected) for a in step.alerts] == [("WMC-11.6", False)]
     assert st.hand is not None and st.hand.phase is Phase.IDLE
     result = st.results[0]
-    assert result.kind == "false_win" and result.false_win is Wind.S
+    assert result.outcome == "false_win" and result.false_win is Wind.S
     assert result.deltas == {Wind.E: 10, Wind.S: -30, Wind.W: 10, Wind.N: 10}
     assert st.scores == {"P0": 10, "P1": -30, "P2": 10, "P3": 10}
     ended = [d.payload for d in step.derived if d.type == "hand_ended"]

@@ -41,7 +41,7 @@ def test_every_sample_match_imports_replays_and_agrees() -> None:
     verdicts = [check(record) for record in imported.records]
     assert [v.line() for v in verdicts] == [f"{r.id}, ok" for r in imported.records]
     assert summary(verdicts) == "records 16, agree 16, engine refused 0, differ 0"
-    kinds = [replay(r)[0].state.results[0].kind for r in imported.records]
+    kinds = [replay(r)[0].state.results[0].outcome for r in imported.records]
     assert kinds.count("win") == 14 and kinds.count("exhaustive_draw") == 2
     for record in imported.records:  # the record's players, seats and profile
         start = record.events[0].payload.model_dump()

@@ -44,7 +44,7 @@ def test_the_sample_results_are_the_records() -> None:
         hand = table.state.hand
         assert hand is not None
         got[path.parent.name] = (
-            result.kind,
+            result.outcome,
             result.winner_name,
             max(result.deltas.values(), default=0),
         )
