@@ -21,7 +21,6 @@ from referee.tiles import FIRST_FLOWER, NUM_KINDS, Tile
 # H flowers 1–8 (2017 records only).
 _SUITS = {"W": 0, "B": 9, "T": 18}
 _DRAGONS = {1: 33, 2: 32, 3: 31}  # J1 red (C), J2 green (F), J3 white (P)
-CODE_OF: dict[Tile, str] = {}
 TILE_OF: dict[str, Tile] = {}
 for _letter, _base in _SUITS.items():
     for _n in range(1, 10):
@@ -32,7 +31,7 @@ for _n, _t in _DRAGONS.items():
     TILE_OF[f"J{_n}"] = _t
 for _n in range(1, 9):
     TILE_OF[f"H{_n}"] = FIRST_FLOWER + _n - 1
-CODE_OF = {t: code for code, t in TILE_OF.items()}
+CODE_OF: dict[Tile, str] = {t: code for code, t in TILE_OF.items()}
 del _letter, _base, _n, _t
 
 

@@ -125,7 +125,7 @@ def parse(text: str, record_id: str) -> Record:
         2,
     )
     log.add(WallBuilt(), 3)
-    seen = {t for _n, f in actions if len(f) > 2 for t in _tiles(f[2], _n) if is_flower(t)}
+    seen = {t for n, f in actions if len(f) > 2 for t in _tiles(f[2], n) if is_flower(t)}
     free = [t for t in range(FIRST_FLOWER, FIRST_FLOWER + NUM_FLOWERS) if t not in seen]
     exchange: list[tuple[Wind, Tile, Tile, int]] = []
     for k in sorted(hands, key=wind):
@@ -146,7 +146,7 @@ def parse(text: str, record_id: str) -> Record:
     for index, (number, fields) in enumerate(actions):
         for payload in _action(fields, number, wind, final_win=index == last_win):
             log.add(payload, number)
-        if index == last_win:
+        if index == last_win and fields[1] == "和牌":
             winner = wind(_record_seat(fields[0], number))
     if result == "win" and winner is None:
         raise RecordError(len(lines), f"the header says {header[4]} but no 和牌 line ends the hand")

@@ -126,6 +126,7 @@ def test_a_win_line_that_does_not_end_a_won_hand_is_kept_as_an_observation() -> 
         (HEAD + DEAL + "1\t打牌\t['X1']\t\n", 7, "unknown tile 'X1'"),
         (HEAD + DEAL + "1\t打牌\t['J1']\t\n5\t摸牌\t['W1']\t\n", 8, "seat '5'"),
         (HEAD + DEAL + "1\t听牌\t['J1']\t\n", 7, "unknown action '听牌'"),
+        (HEAD.replace("荒庄\n", "自摸\n") + DEAL + "1\t打牌\t['J1']\t\n", 7, "no 和牌 line ends"),
     ],
 )
 def test_a_malformed_line_names_its_number(text: str, line: int, says: str) -> None:
