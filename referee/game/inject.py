@@ -65,6 +65,8 @@ KINDS = (
     "turn_overrun",  # WMC-13.1
     "pause",  # WMC-13.4
     "lateness",  # WMC-13.4
+    "fifth_copy_drawn",  # WMC-1.1: a draw names a tile whose four copies are all out
+    "older_discard_claimed",  # WMC-5.1: a pung of a discard that is not the last one
 )
 
 
@@ -286,6 +288,7 @@ class IrregularSimulator(Simulator):
         if is_draw and hand.wall.live > 20:
             options += ["draw_out_of_turn", "discard_before_draw", "wrong_tile_drawn"]
             options += ["empty_claim", "empty_win", "wall_flipped", "false_win", "pause"]
+            options += ["fifth_copy_drawn", "older_discard_claimed"]
             if not hand.riverbed:
                 non_left = self._non_left_chow(hand, others, discarder, tile)
                 if non_left is not None:
@@ -348,6 +351,22 @@ class IrregularSimulator(Simulator):
             flip = WallFlipped(seat=last.seat, tile=wall.tiles[wall.next_live_position()])
             self._mark(flip, kind, ("WMC-4.9", last.seat))
             return [flip]
+        if kind == "fifth_copy_drawn":
+            assert isinstance(last, Draw)
+            gone = self._all_out(hand)
+            if not gone:
+                return plan
+            fifth = Draw(seat=last.seat, tile=rng.choice(gone))
+            self._mark(fifth, kind, ("WMC-1.1", last.seat))
+            return [fifth, *plan]  # refused: then the real draw
+        if kind == "older_discard_claimed":
+            older = self._older_pair(hand, others, tile)
+            if older is None:
+                return plan
+            seat, old = older
+            pung = Pung(seat=seat, tiles=(old,) * 3)
+            self._mark(pung, kind, ("WMC-5.1", seat))
+            return [pung, *plan]  # refused: play goes on
         if kind in ("empty_claim", "empty_win"):
             if not others:
                 return plan
@@ -374,6 +393,29 @@ class IrregularSimulator(Simulator):
             return [Call(seat=seat, call=CallKind.CHOW), chow, MeldCorrected(seat=seat)]
         self._mark(chow, kind, ("WMC-5.4", seat), ("WMC-11.5", seat))
         return [Call(seat=seat, call=CallKind.CHOW), chow]
+
+    @staticmethod
+    def _all_out(hand: HandState) -> list[Tile]:
+        """Tiles of which no copy is left in the wall (a draw naming one is impossible)."""
+        wall = hand.wall
+        left = [0] * NUM_KINDS
+        for k in range(wall.head, wall.size - wall.tail):
+            t = wall.tiles[wall.order[k]]
+            if t < NUM_KINDS:
+                left[t] += 1
+        return [t for t in range(NUM_KINDS) if not left[t]]
+
+    def _older_pair(
+        self, hand: HandState, others: list[Wind], last: Tile
+    ) -> tuple[Wind, Tile] | None:
+        """A seat holding a pair of an older discard still in a river (not the last one)."""
+        older = {t for s in hand.seats for t in s.river if t != last}
+        for seat in others:
+            counts = hand.seats[seat].counts
+            pairs = sorted(t for t in older if counts[t] >= 2)
+            if pairs:
+                return seat, self.inject_rng.choice(pairs)
+        return None
 
     def _non_left_chow(
         self, hand: HandState, others: list[Wind], discarder: Wind, tile: Tile

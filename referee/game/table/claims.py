@@ -246,6 +246,13 @@ class Claims(Turns):
         assert hand is not None
         counts = hand.seats[p.seat].counts
         shown = tuple(sorted(p.tiles)) if p.tiles is not None else (tile,) * 3
+        if len(shown) == 3 and len(set(shown)) == 1 and shown[0] != tile:
+            raise Rejected(
+                "WMC-5.1",
+                f"pung of {tile_name(shown[0])}: only the last discard ({tile_name(tile)}) can be "
+                "claimed",
+                p.seat,
+            )
         if shown != (tile,) * 3:
             if len(shown) != 3 or tile not in shown or not self._holds(hand, p.seat, shown, tile):
                 raise Rejected(

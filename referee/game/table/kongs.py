@@ -32,7 +32,12 @@ class Kongs(Claims):
             hand = self.state.hand
             assert hand is not None
             if claimed != tile:
-                raise Rejected("WMC-5.5", f"the discard is {tile_name(claimed)}", seat)
+                raise Rejected(
+                    "WMC-5.1",
+                    f"kong of {tile_name(tile)}: only the last discard ({tile_name(claimed)}) can "
+                    "be claimed",
+                    seat,
+                )
             shown = tuple(sorted(p.tiles)) if p.tiles is not None else (tile,) * 4
             if shown != (tile,) * 4:
                 if len(shown) != 4 or tile not in shown or not self._holds(hand, seat, shown, tile):

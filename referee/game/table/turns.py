@@ -52,10 +52,30 @@ class Turns(Setup):
                 severity=Severity.WARNING,
                 rejected=False,
             )
-        elif there == UNKNOWN and named >= NUM_KINDS and not self.profile.flowers:
-            raise Rejected("WMC-1.1", "no flowers in this profile", seat)
+        elif there == UNKNOWN:
+            if named >= NUM_KINDS and not self.profile.flowers:
+                raise Rejected("WMC-1.1", "no flowers in this profile", seat)
+            copies = 1 if named >= NUM_KINDS else 4
+            if self._copies_out(named) >= copies:
+                raise Rejected(
+                    "WMC-1.1", f"{tile_name(named)} cannot be in the wall: all copies are out", seat
+                )
         wall.take(pos)
         return named
+
+    def _copies_out(self, tile: Tile) -> int:
+        """Copies of ``tile`` out of the wall (WMC-1.1: four of each, one of each flower): in the
+        hands, melds, wrong melds, rivers, penalty tiles and flowers set aside. An unseen wall
+        cannot say what it holds, so a named tile is checked against what is out."""
+        hand = self.state.hand
+        assert hand is not None
+        n = 0
+        for s in hand.seats:
+            n += s.counts[tile] + s.river.count(tile) + s.flowers.count(tile)
+            n += s.penalty_live.count(tile) + s.penalty_dead.count(tile)
+            n += sum(m.tiles.count(tile) for m in s.melds)
+            n += sum(shown.count(tile) for _kind, shown in s.wrong_melds)
+        return n
 
     @staticmethod
     def _find_in_wall(wall: Wall, tile: Tile, skip: int) -> int | None:

@@ -121,7 +121,8 @@ def test_wmc_5_4_chow_from_a_non_left_player_withdrawn_at_once_is_wmc_11_1(
 
 
 def test_wmc_5_5_added_kong_shown_without_the_call(deal: Deal) -> None:
-    d = deal(N="99s55s66s3sCCC1pEE", E="123m456m789mESWN9s")
+    # W holds no 9s: with E's and N's, the 9s N draws is the fourth (WMC-1.1)
+    d = deal(N="99s55s66s3sCCC1pEE", E="123m456m789mESWN9s", W="678p123s788s22sFF")
     d.do("E discard 9s")
     d.do("N call pung")
     d.do("N pung")
