@@ -18,6 +18,7 @@ from referee.events import (
     Call,
     CallKind,
     Chow,
+    Deal,
     Discard,
     Draw,
     Event,
@@ -67,6 +68,8 @@ KINDS = (
     "lateness",  # WMC-13.4
     "fifth_copy_drawn",  # WMC-1.1: a draw names a tile whose four copies are all out
     "older_discard_claimed",  # WMC-5.1: a pung of a discard that is not the last one
+    "dead_hand_win",  # WMC-11.6: a dead hand shows a win (WMC-10.2), no empty win after
+    "long_hand_claim",  # WMC-10.2: a long hand's pung or chow refused, no empty claim after
 )
 
 
@@ -76,6 +79,11 @@ KONG_BOOST = 25
 PRIORITY_BOOST = 5
 """A chow exposed over a pending pung (WMC-5.7) fits few moments (the left player can chow, another
 holds a pair): each such moment injects it at ``rate * PRIORITY_BOOST``."""
+DEAD_BOOST = 4
+"""A long hand's claim fits only the moments after one died and holds a pair or a run of the
+discard: each such moment injects it at ``rate * DEAD_BOOST``."""
+DEAD_WIN_RATE = 0.25
+"""A dead hand showing a win fits every discard after one died (many): ``rate * DEAD_WIN_RATE``."""
 WEIGHTS = {
     "chow_not_left": 2,
     "chow_not_left_stands": 2,
@@ -116,6 +124,7 @@ class IrregularSimulator(Simulator):
         self.inject_rng = random.Random(seed * 7919 + 17)
         self._marks: dict[int, tuple[tuple[str, ...], float]] = {}
         self._slow: set[Wind] = set()  # one slow turn per seat and hand (bank stays < 3 min)
+        self._deal_ts = 0.0  # the first 15 s after the deal are untimed (referee/clocks.py)
         self._pause_points = 0  # WMC-13.4 points injected this half (kept ≤ 150)
         self.injected: dict[str, int] = dict.fromkeys(KINDS, 0)
 
@@ -131,6 +140,8 @@ class IrregularSimulator(Simulator):
     def _emit(self, payload: Payload, evidence: tuple[str, ...] = (), delay: float = 0.0) -> Event:
         refs, extra = self._marks.pop(id(payload), ((), 0.0))
         ev = super()._emit(payload, (*evidence, *refs), delay + extra)
+        if isinstance(payload, Deal):
+            self._deal_ts = ev.ts
         self._seat_waits = [None] * 4  # injected acts change hands in ways the cache can't see
         hand = self.table.state.hand
         if hand is not None:
@@ -193,7 +204,7 @@ class IrregularSimulator(Simulator):
         options: list[str] = []
         if isinstance(last, Discard):
             options += ["river_place", "tiles_exposed"]
-            if len(hand.discards) >= 4 and seat not in self._slow:
+            if self.ts - self._deal_ts >= 15 and seat not in self._slow:
                 options.append("turn_overrun")
         if isinstance(last, Kong) and hand.wall.live > 2:
             options.append("early_replacement")
@@ -277,6 +288,18 @@ class IrregularSimulator(Simulator):
                     chow,
                     Pung(seat=punger),
                 ]
+        if is_draw and not hand.riverbed:
+            dead = [w for w in WINDS if w is not discarder and hand.seats[w].dead]
+            long_claim = self._long_claim(hand, dead, discarder, tile) if dead else None
+            if long_claim is not None and self._roll(DEAD_BOOST):
+                seat, claim, word = long_claim  # refused (WMC-10.2), the call with it
+                self._mark(claim, "long_hand_claim", ("WMC-10.2", seat))
+                return [Call(seat=seat, call=word), claim, *plan]
+            if dead and self._roll(DEAD_WIN_RATE):  # a false win (WMC-11.6), play goes on
+                seat = self.inject_rng.choice(dead)
+                win = WinDeclared(seat=seat)
+                self._mark(win, "dead_hand_win", ("WMC-11.6", seat))
+                return [Call(seat=seat, call=CallKind.WIN), win, *plan]
         if not self._roll():
             return plan
         turn = hand.turn
@@ -393,6 +416,23 @@ class IrregularSimulator(Simulator):
             return [Call(seat=seat, call=CallKind.CHOW), chow, MeldCorrected(seat=seat)]
         self._mark(chow, kind, ("WMC-5.4", seat), ("WMC-11.5", seat))
         return [Call(seat=seat, call=CallKind.CHOW), chow]
+
+    def _long_claim(
+        self, hand: HandState, dead: list[Wind], discarder: Wind, tile: Tile
+    ) -> tuple[Wind, Payload, CallKind] | None:
+        """A long hand holding a pair (a pung) or, as the left player, a run of the discard."""
+        for seat in dead:
+            if hand.seats[seat].dead != "long":
+                continue
+            counts = hand.seats[seat].counts
+            if counts[tile] >= 2:
+                return seat, Pung(seat=seat), CallKind.PUNG
+            if claims.relative(seat, discarder) is Relative.LEFT:
+                runs = claims.chow_options(counts, tile)
+                if runs:
+                    run = self.inject_rng.choice(runs)
+                    return seat, Chow(seat=seat, tiles=run), CallKind.CHOW
+        return None
 
     @staticmethod
     def _all_out(hand: HandState) -> list[Tile]:

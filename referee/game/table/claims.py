@@ -18,7 +18,6 @@ from referee.game.alerts import Severity
 from referee.game.state import (
     HandState,
     Phase,
-    SeatState,
     TurnStart,
     WrongMeld,
 )
@@ -142,6 +141,8 @@ class Claims(Turns):
             raise Rejected("WMC-5.1", "a player cannot claim his own discard", seat)
         dead = hand.seats[seat].dead
         if dead and (dead == "long" or kind is CallKind.WIN):
+            # The refusal answers the seat's call: one offence, one finding (no WMC-11.3 on top).
+            hand.calls.pop(seat, None)
             raise Rejected(
                 "WMC-10.2",
                 f"{seat.name} has a {dead} hand: "
@@ -265,7 +266,7 @@ class Claims(Turns):
             self._wrong_meld(hand, p.seat, "pung", shown, claim, "is not a pung", recall=recall)
             return
         if not claims.can_pung(counts, tile):
-            self._penalty_tiles_in_claim(hand.seats[p.seat], p.seat, tile, 2)
+            self._penalty_tiles_in_claim(hand, p.seat, tile, 2)
             raise Rejected("WMC-5.3", f"pung needs a pair of {tile_name(tile)} in hand", p.seat)
         self._spoken(p.seat, CallKind.PUNG)
         if recall:
@@ -342,9 +343,12 @@ class Claims(Turns):
             self._to_turn(hand, seat, TurnStart.CLAIM)
 
     @staticmethod
-    def _penalty_tiles_in_claim(me: SeatState, seat: Wind, tile: Tile, need: int) -> None:
-        """WMC-9.3, 9.5: penalty tiles may never be used in an exposed set (a wrong claim)."""
+    def _penalty_tiles_in_claim(hand: HandState, seat: Wind, tile: Tile, need: int) -> None:
+        """WMC-9.3, 9.5: penalty tiles may never be used in an exposed set (a wrong claim). The
+        refusal answers the seat's call (no WMC-11.3 on top)."""
+        me = hand.seats[seat]
         if me.counts[tile] + me.penalty.count(tile) >= need:
+            hand.calls.pop(seat, None)
             raise Rejected(
                 "WMC-9.5",
                 f"{seat.name} needs penalty tiles for this set: they may never be used in a "

@@ -52,7 +52,7 @@ class Kongs(Claims):
                 self._wrong_meld(hand, seat, "kong", shown, claim, "is not a kong", recall=recall)
                 return
             if not claims.can_exposed_kong(hand.seats[seat].counts, tile):
-                self._penalty_tiles_in_claim(hand.seats[seat], seat, tile, 3)
+                self._penalty_tiles_in_claim(hand, seat, tile, 3)
                 raise Rejected(
                     "WMC-5.5",
                     f"an exposed kong needs a concealed pung of {tile_name(tile)} "

@@ -35,8 +35,10 @@ class Wins(Kongs):
         seat = p.seat
         hand = self._hand("WMC-7.2", "win")
         dead = hand.seats[seat].dead
-        if dead and hand.phase is not Phase.IDLE:
-            raise Rejected("WMC-10.2", f"{seat.name} has a {dead} hand: no win this hand", seat)
+        if dead:
+            # The win event is the hand shown: one that may not stand is a false win (WMC-11.6).
+            self._false_win(seat, f"WMC-10.2: {seat.name} has a {dead} hand, no win this hand")
+            return
         if hand.phase is Phase.DISCARD and seat is hand.turn:
             if hand.after is TurnStart.CLAIM:
                 raise Rejected(
@@ -185,12 +187,15 @@ class Wins(Kongs):
         if tile is not None:
             barred = penalty_tile_bar(self.state.hand, seat, tile)  # type: ignore[arg-type]
             if barred:
-                raise Rejected(barred[0], f"{seat.name} cannot win on a discard: {barred[1]}", seat)
+                self._false_win(seat, f"{barred[0]}: {barred[1]}", rule="WMC-9.5")
+                return None
         return result, winning
 
-    def _false_win(self, seat: Wind, reason: str) -> None:
+    def _false_win(self, seat: Wind, reason: str, *, rule: str = "WMC-11.6") -> None:
         """WMC-11.6: a false win with the hand shown — play continues, and every tile shown
-        (the whole concealed hand) becomes a live penalty tile."""
+        (the whole concealed hand) becomes a live penalty tile. A win that needs a penalty tile
+        is a wrong claim (WMC-9.5), handled the same way (002: 当作错鸣（…错和）处理). The call is
+        answered: no empty win (11.7) follows."""
         hand = self.state.hand
         assert hand is not None
         me = hand.seats[seat]
@@ -199,9 +204,12 @@ class Wins(Kongs):
             me.counts[t] -= 1
         me.penalty_live += shown
         hand.calls.pop(seat, None)
+        if hand.own_call is not None and hand.own_call[0] is seat:
+            hand.own_call = None
+        what = "false win" if rule == "WMC-11.6" else "wrong claim (a false win, WMC-11.6)"
         self._finding(
-            "WMC-11.6",
-            f"false win by {seat.name} ({reason}): play continues; the shown tiles "
+            rule,
+            f"{what} by {seat.name} ({reason}): play continues; the shown tiles "
             f"{format_tiles(shown)} become penalty tiles",
             seat,
             penalty="penalty_tiles",

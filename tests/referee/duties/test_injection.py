@@ -30,7 +30,7 @@ def _matches(alert: Alert, truth: Truth) -> bool:
 
 def test_injected_kinds_are_alerted_with_rule_and_seat_and_nothing_else() -> None:
     kinds: Counter[str] = Counter()
-    for seed in range(5):
+    for seed in range(6):
         events = list(IrregularSimulator("wmc", 100 + seed, rate=0.12).run(8))
         duty = RefereeTable()
         alerts = [a for ev in events for a in duty.apply(ev).alerts]

@@ -49,7 +49,8 @@ def test_wmc_11_5_wrong_pung_found_after_the_next_draw_cannot_win(deal: Deal) ->
     assert (prop["id"], prop["kind"]) == (f"WMC-11.5@{alert.seq}:N", "no_win")
     assert hand.seats[Wind.N].dead == "short"
     d.do("E discard 1s")
-    assert Duty.found(d.do("N win")) == [("WMC-10.2", "N")]  # no win this hand
+    # no win this hand (WMC-10.2): the hand shown is a false win
+    assert Duty.found(d.do("N win")) == [("WMC-11.6", "N")]
 
 
 def test_wmc_11_5_wrong_pung_found_when_its_discard_was_claimed(deal: Deal) -> None:

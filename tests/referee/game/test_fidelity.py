@@ -3,6 +3,7 @@ text behind it (../shared/seeds/002…, 000… where 002 is silent), one test pe
 
 from __future__ import annotations
 
+from referee.events import TilesExposed
 from referee.game.script import Script
 from referee.game.table import Step
 from referee.hands import Wind
@@ -52,3 +53,44 @@ def test_wmc_5_1_a_pung_of_an_older_discard_cites_the_last_discard_rule() -> Non
     ok(s, "E discard E", "S draw 9s", "S discard 9s")
     assert found(s.do("N pung EEE")) == [("WMC-5.1", "N", True)]
     ok(s, "W draw 1s")
+
+
+def test_wmc_11_6_a_dead_hand_showing_a_win_is_a_false_win_not_an_empty_win() -> None:
+    """WMC-10.2: a short hand cannot win. The win event is the hand shown, so a win that may
+    not stand is a false win (WMC-11.6; 002: 宣布和牌…并公开了全手牌…称为错和), not an empty win
+    (11.7, the hand not shown) at the next draw: one offence, one finding."""
+    s = started()
+    ok(s, "E discard P")
+    assert [a.rule for a in s.do("S discard 2m").alerts] == ["WMC-4.3", "WMC-10.1"]
+    ok(s, "W draw 1s", "W discard 1s", "N draw 5p", "N discard 5p", "S call win")
+    step = s.do("S win")  # S waits on 5p, but is dead
+    assert found(step) == [("WMC-11.6", "S", False)] and "WMC-10.2" in step.alerts[0].message
+    hand = s.table.state.hand
+    assert hand is not None and hand.seats[Wind.S].penalty_live  # the shown hand
+    ok(s, "E draw 3m")  # no WMC-11.7
+
+
+def test_wmc_9_5_a_win_completing_a_pair_with_a_penalty_tile_is_a_wrong_claim() -> None:
+    """WMC-9.3: no single-wait pair with a penalty tile on a discard; 9.5: trying it is a wrong
+    claim (002: 企图用罚张来进行被禁止的鸣牌，则当作错鸣（错吃、错碰、错杠、错和）处理) —
+    handled as a false win, with no empty win (11.7) at the next draw."""
+    s = started()
+    ok(s, "E discard P")
+    step = s.push(TilesExposed(seat=Wind.S, tiles=(parse_tile("5p"),)))
+    assert found(step) == [("WMC-9.1", "S", False)]
+    ok(s, "S draw 9s", "S discard 9s", "W draw 1s", "W discard 1s", "N draw 5p")
+    ok(s, "N discard 5p", "S call win")
+    step = s.do("S win")
+    assert found(step) == [("WMC-9.5", "S", False)] and "WMC-9.3" in step.alerts[0].message
+    ok(s, "E draw 3m")
+
+
+def test_wmc_10_2_a_long_hands_refused_pung_is_not_also_an_empty_claim() -> None:
+    """WMC-10.2: a long hand may not claim; the refused pung is the one finding — no empty
+    claim (WMC-11.3) for the same call at the next draw."""
+    s = started()
+    ok(s, "E discard P")
+    assert [a.rule for a in s.do("W draw 1s").alerts] == ["WMC-4.2", "WMC-10.1"]
+    ok(s, "S draw F", "S discard F", "W call pung")
+    assert found(s.do("W pung")) == [("WMC-10.2", "W", True)]
+    ok(s, "W draw 3m")
