@@ -70,15 +70,18 @@ KINDS = (
     "older_discard_claimed",  # WMC-5.1: a pung of a discard that is not the last one
     "dead_hand_win",  # WMC-11.6: a dead hand shows a win (WMC-10.2), no empty win after
     "long_hand_claim",  # WMC-10.2: a long hand's pung or chow refused, no empty claim after
+    "fast_chow_punged",  # WMC-5.4: a chow exposed < 1 s after the call, punged by priority
+    "unspoken_chow_punged",  # WMC-5.2: an unspoken chow (no priority), punged
 )
 
 
 KONG_BOOST = 25
 """Own-turn kongs are rare (about 0.3 a hand), so a kong turn injects at ``rate * KONG_BOOST``
 (at most 1) — enough WMC-5.5 / 5.2 kong kinds in 1,000 hands to measure."""
-PRIORITY_BOOST = 5
-"""A chow exposed over a pending pung (WMC-5.7) fits few moments (the left player can chow, another
-holds a pair): each such moment injects it at ``rate * PRIORITY_BOOST``."""
+PRIORITY_BOOST = 12
+"""A chow against a pung fits few moments (the left player can chow, another holds a pair): each
+such moment injects at ``rate * PRIORITY_BOOST`` a chow exposed over a pending pung (WMC-5.7),
+or one exposed too fast (5.4) or unspoken (5.2) and punged by priority."""
 DEAD_BOOST = 4
 """A long hand's claim fits only the moments after one died and holds a pair or a run of the
 discard: each such moment injects it at ``rate * DEAD_BOOST``."""
@@ -123,6 +126,7 @@ class IrregularSimulator(Simulator):
         self.rate = rate
         self.inject_rng = random.Random(seed * 7919 + 17)
         self._marks: dict[int, tuple[tuple[str, ...], float]] = {}
+        self._gaps: dict[int, float] = {}  # payload id → seconds since the previous event
         self._slow: set[Wind] = set()  # one slow turn per seat and hand (bank stays < 3 min)
         self._deal_ts = 0.0  # the first 15 s after the deal are untimed (referee/clocks.py)
         self._pause_points = 0  # WMC-13.4 points injected this half (kept ≤ 150)
@@ -137,9 +141,16 @@ class IrregularSimulator(Simulator):
         self._marks[id(payload)] = (refs, delay)
         self.injected[kind] += 1
 
-    def _emit(self, payload: Payload, evidence: tuple[str, ...] = (), delay: float = 0.0) -> Event:
+    def _emit(
+        self,
+        payload: Payload,
+        evidence: tuple[str, ...] = (),
+        delay: float = 0.0,
+        gap: float | None = None,
+    ) -> Event:
         refs, extra = self._marks.pop(id(payload), ((), 0.0))
-        ev = super()._emit(payload, (*evidence, *refs), delay + extra)
+        gap = self._gaps.pop(id(payload), gap)
+        ev = super()._emit(payload, (*evidence, *refs), delay + extra, gap)
         if isinstance(payload, Deal):
             self._deal_ts = ev.ts
         self._seat_waits = [None] * 4  # injected acts change hands in ways the cache can't see
@@ -278,16 +289,27 @@ class IrregularSimulator(Simulator):
             others = [w for w in WINDS if w is not discarder and w not in self._barred]
             priority = self._out_of_priority(hand, others, discarder, tile)
             if priority is not None:
-                # out_of_priority: a chow exposed while a legal pung call is pending (WMC-5.7)
                 left, run, punger = priority
+                kind = self._pick(["out_of_priority", "fast_chow_punged", "unspoken_chow_punged"])
                 chow = Chow(seat=left, tiles=run)
-                self._mark(chow, "out_of_priority", ("WMC-5.7", left))
-                return [
-                    Call(seat=punger, call=CallKind.PUNG),
-                    Call(seat=left, call=CallKind.CHOW),
-                    chow,
-                    Pung(seat=punger),
-                ]
+                pung = Pung(seat=punger)
+                if kind == "out_of_priority":  # a chow exposed while a legal pung call is pending
+                    self._mark(chow, kind, ("WMC-5.7", left))
+                    return [
+                        Call(seat=punger, call=CallKind.PUNG),
+                        Call(seat=left, call=CallKind.CHOW),
+                        chow,
+                        pung,
+                    ]
+                if kind == "fast_chow_punged":  # exposed < 1 s after the call (WMC-5.4)
+                    self._gaps[id(chow)] = round(0.2 + self.inject_rng.random() * 0.6, 3)
+                    self._mark(pung, kind, ("WMC-5.4", left))
+                    chowed: list[Payload] = [Call(seat=left, call=CallKind.CHOW), chow]
+                else:  # unspoken (WMC-5.2): warned at the chow, no priority at the pung
+                    self._mark(chow, "unspoken_claim", ("WMC-5.2", left))
+                    self._mark(pung, kind, ("WMC-5.2", left))
+                    chowed = [chow]
+                return [*chowed, Call(seat=punger, call=CallKind.PUNG), pung]
         if is_draw and not hand.riverbed:
             dead = [w for w in WINDS if w is not discarder and hand.seats[w].dead]
             long_claim = self._long_claim(hand, dead, discarder, tile) if dead else None

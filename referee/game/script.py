@@ -54,8 +54,10 @@ class Script:
         self.events: list[Event] = []
         self.seq = 0
 
-    def push(self, payload: Payload) -> Step:
-        ev = make_event(payload, seq=self.seq, ts=float(self.seq), source=Source.MANUAL)
+    def push(self, payload: Payload, *, at: float | None = None) -> Step:
+        """Log and apply one event; its ``ts`` is its seq unless ``at`` gives the time."""
+        ts = float(self.seq) if at is None else at
+        ev = make_event(payload, seq=self.seq, ts=ts, source=Source.MANUAL)
         self.seq += 1
         self.events.append(ev)
         return self.table.apply(ev)
@@ -75,8 +77,8 @@ class Script:
         dealt = {Wind[k]: tuple(parse_tiles(v)) for k, v in hands.items()}
         return self.push(Deal(hands=dealt))
 
-    def do(self, line: str) -> Step:
-        return self.push(parse_action(line))
+    def do(self, line: str, *, at: float | None = None) -> Step:
+        return self.push(parse_action(line), at=at)
 
 
 def parse_action(line: str) -> Payload:

@@ -139,9 +139,17 @@ class Simulator:
 
     # ---- events ------------------------------------------------------------------------------
 
-    def _emit(self, payload: Payload, evidence: tuple[str, ...] = (), delay: float = 0.0) -> Event:
-        """Stamp, log and apply one event; ``delay`` adds think time (injected overruns)."""
-        self.ts += 0.5 + self._clock() * 2.5 + delay
+    def _emit(
+        self,
+        payload: Payload,
+        evidence: tuple[str, ...] = (),
+        delay: float = 0.0,
+        gap: float | None = None,
+    ) -> Event:
+        """Stamp, log and apply one event; ``delay`` adds think time (injected overruns), ``gap``
+        replaces the 0.5–3 s since the last event (an injected hurry)."""
+        think = self._clock()
+        self.ts += (0.5 + think * 2.5 if gap is None else gap) + delay
         ev = make_event(
             payload,
             seq=self.seq,

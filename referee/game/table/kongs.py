@@ -48,6 +48,7 @@ class Kongs(Claims):
                         seat,
                     )
                 self._kong_room(hand, seat)
+                self._reopen_chow(hand, seat, CallKind.KONG)
                 claim = (discarder, tile)
                 self._wrong_meld(hand, seat, "kong", shown, claim, "is not a kong", recall=recall)
                 return
@@ -60,6 +61,7 @@ class Kongs(Claims):
                     seat,
                 )
             self._kong_room(hand, seat)
+            self._reopen_chow(hand, seat, CallKind.KONG)
             self._spoken(seat, CallKind.KONG)
             if recall:
                 self._recall(hand)

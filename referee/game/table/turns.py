@@ -295,6 +295,10 @@ class Turns(Setup):
             self._river_place(me, seat, p)
         if hand.own_call is not None:
             self._empty_own_call(hand)
+        if hand.open_chow is not None:
+            hand.open_chow = None  # the chow is complete: pung and kong claims lapse (WMC-5.4)
+            if hand.calls:
+                self._lapse_calls(hand)
         if early:
             if hand.calls:
                 self._lapse_calls(hand)

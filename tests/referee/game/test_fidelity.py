@@ -94,3 +94,47 @@ def test_wmc_10_2_a_long_hands_refused_pung_is_not_also_an_empty_claim() -> None
     ok(s, "S draw F", "S discard F", "W call pung")
     assert found(s.do("W pung")) == [("WMC-10.2", "W", True)]
     ok(s, "W draw 3m")
+
+
+# S can chow East's 5p with 46p; N holds a pair of 5p.
+CHOW_OR_PUNG = {"E": "123m456m789mESWN5p", "S": "234m567m789s46p11p", "N": "55s66s77sCCC55pEE"}
+
+
+def test_wmc_5_4_a_chow_exposed_too_fast_may_still_be_punged_by_priority() -> None:
+    """WMC-5.4: say "chow", wait about 1 s, then expose; exposed too fast, others may still pung
+    (002: 于叫吃前、同时或之后太快亮牌或打牌，则他家有权按"鸣牌优先规条"把牌碰、杠了去)."""
+    s = started(**CHOW_OR_PUNG)
+    ok(s, "E discard 5p")
+    said = s.do("S call chow").cause
+    assert said is not None
+    assert s.do("S chow 456p", at=said.ts + 0.4).alerts == []  # the chow stands for now
+    ok(s, "N call pung")
+    step = s.do("N pung")
+    assert found(step) == [("WMC-5.4", "S", False)] and step.alerts[0].severity == "info"
+    hand = s.table.state.hand
+    assert hand is not None and hand.turn is Wind.N and not hand.seats[Wind.S].melds
+    assert hand.seats[Wind.S].counts[parse_tile("4p")] == 1 and hand.seats[Wind.S].size == 13
+    assert [str(m.kind) for m in hand.seats[Wind.N].melds] == ["pung"]
+    ok(s, "N discard E", "E draw 3m")
+
+
+def test_wmc_5_4_a_chow_exposed_after_the_wait_ends_pung_claims() -> None:
+    s = started(**CHOW_OR_PUNG)
+    ok(s, "E discard 5p")
+    said = s.do("S call chow").cause
+    assert said is not None
+    assert s.do("S chow 456p", at=said.ts + 1.5).alerts == []
+    assert found(s.do("N call pung")) == [("WMC-5.1", "N", True)]
+    assert found(s.do("N pung")) == [("WMC-5.1", "N", True)]
+
+
+def test_wmc_5_2_an_unspoken_chow_has_no_priority_over_a_pung() -> None:
+    """WMC-5.2: an unspoken claim has no priority; 5.4 (002: 如果无扬声叫吃…他家有权…碰、杠)."""
+    s = started(**CHOW_OR_PUNG)
+    ok(s, "E discard 5p")
+    assert found(s.do("S chow 456p")) == [("WMC-5.2", "S", False)]
+    ok(s, "N call pung")
+    step = s.do("N pung")
+    assert found(step) == [("WMC-5.2", "S", False)] and step.alerts[0].severity == "info"
+    hand = s.table.state.hand
+    assert hand is not None and hand.turn is Wind.N and hand.seats[Wind.S].size == 13
