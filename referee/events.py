@@ -243,11 +243,23 @@ class MeldCorrected(Payload):
     tiles: TilesField | None = None
 
 
+class WinOn(StrEnum):
+    """What a win is on (WMC-7.2): the last discard (or a robbed added kong's tile, 5.6), or the
+    tile the winner drew (self-drawn, a kong replacement included)."""
+
+    DISCARD = "discard"
+    DRAW = "draw"
+
+
 class WinDeclared(Payload):
-    """A win: on the last discard, on a robbed kong, or self-drawn (WMC-7.2)."""
+    """A win: on the last discard, on a robbed kong, or self-drawn (WMC-7.2). ``tile`` (the
+    winning tile) and ``on`` are optional; when the log does not say, the rules decide (a
+    player who drew but did not merge wins on the discard only by priority, WMC-4.2)."""
 
     TYPE: ClassVar[str] = "win"
     seat: SeatField
+    tile: TileField | None = None
+    on: WinOn | None = None
 
 
 class HandRevealed(Payload):

@@ -35,7 +35,7 @@ from referee.events import (
     WallFlipped,
     WinDeclared,
 )
-from referee.game import claims
+from referee.game import claims, shapes
 from referee.game.claims import WINDS
 from referee.game.sim import Simulator
 from referee.game.state import HandState
@@ -72,6 +72,7 @@ KINDS = (
     "long_hand_claim",  # WMC-10.2: a long hand's pung or chow refused, no empty claim after
     "fast_chow_punged",  # WMC-5.4: a chow exposed < 1 s after the call, punged by priority
     "unspoken_chow_punged",  # WMC-5.2: an unspoken chow (no priority), punged
+    "touched_wall_win",  # WMC-4.2 (info): drew unmerged, then won on the discard by priority
 )
 
 
@@ -82,6 +83,9 @@ PRIORITY_BOOST = 12
 """A chow against a pung fits few moments (the left player can chow, another holds a pair): each
 such moment injects at ``rate * PRIORITY_BOOST`` a chow exposed over a pending pung (WMC-5.7),
 or one exposed too fast (5.4) or unspoken (5.2) and punged by priority."""
+TOUCH_BOOST = 6
+"""The next player winning on a discard fits about one hand in five: such a moment injects at
+``rate * TOUCH_BOOST`` a draw without merging, another's call, then the win (WMC-4.2)."""
 DEAD_BOOST = 4
 """A long hand's claim fits only the moments after one died and holds a pair or a run of the
 discard: each such moment injects it at ``rate * DEAD_BOOST``."""
@@ -280,6 +284,10 @@ class IrregularSimulator(Simulator):
         discarder, tile = hand.last_discard
         last = plan[-1]
         is_draw = isinstance(last, Draw)
+        if isinstance(last, WinDeclared) and last.seat is hand.turn and self._roll(TOUCH_BOOST):
+            touched = self._touched_wall(hand, last.seat, discarder, tile)
+            if touched is not None:
+                return touched
         if (
             not hand.riverbed
             and hand.wall.live > 0
@@ -438,6 +446,29 @@ class IrregularSimulator(Simulator):
             return [Call(seat=seat, call=CallKind.CHOW), chow, MeldCorrected(seat=seat)]
         self._mark(chow, kind, ("WMC-5.4", seat), ("WMC-11.5", seat))
         return [Call(seat=seat, call=CallKind.CHOW), chow]
+
+    def _touched_wall(
+        self, hand: HandState, seat: Wind, discarder: Wind, tile: Tile
+    ) -> list[Payload] | None:
+        """The next player, whose hand is complete on the discard, first draws without merging
+        (a tile that completes nothing); another calls pung; then he calls and wins (WMC-4.2)."""
+        wall = hand.wall
+        if wall.live <= 0:
+            return None
+        drawn = wall.tiles[wall.next_live_position()]
+        grown = list(hand.seats[seat].counts)
+        grown[drawn] += 1
+        if drawn == tile or shapes.is_complete(grown, len(hand.seats[seat].melds)):
+            return None
+        claimer = self.inject_rng.choice([w for w in WINDS if w not in (discarder, seat)])
+        win = WinDeclared(seat=seat)
+        self._mark(win, "touched_wall_win", ("WMC-4.2", seat))
+        return [
+            Draw(seat=seat, tile=drawn, merged=False),
+            Call(seat=claimer, call=CallKind.PUNG),
+            Call(seat=seat, call=CallKind.WIN),
+            win,
+        ]
 
     def _long_claim(
         self, hand: HandState, dead: list[Wind], discarder: Wind, tile: Tile

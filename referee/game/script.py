@@ -35,6 +35,7 @@ from referee.events import (
     Source,
     WallBuilt,
     WinDeclared,
+    WinOn,
     make_event,
 )
 from referee.game.table import Scorer, Step, Table
@@ -112,7 +113,12 @@ def parse_action(line: str) -> Payload:
         return Kong(seat=seat, kind=KongKind(args[0]), tile=parse_tile(args[1]), tiles=shown)
     if action == "correct":  # WMC-11.1: "N correct 555p" (to a legal set) or "N correct"
         return MeldCorrected(seat=seat, tiles=tuple(parse_tiles(args[0])) if args else None)
-    if action == "win":
+    if action == "win":  # "E win", "W win 2s", "W win on discard", "E win 3m on draw"
+        if "on" in args:
+            fields["on"] = WinOn(args[args.index("on") + 1])
+            args = args[: args.index("on")]
+        if args:
+            fields["tile"] = parse_tile(args[0])
         return WinDeclared(**fields)
     if action == "reveal":
         return HandRevealed(seat=seat, tiles=tuple(parse_tiles(args[0])))

@@ -138,3 +138,53 @@ def test_wmc_5_2_an_unspoken_chow_has_no_priority_over_a_pung() -> None:
     assert found(step) == [("WMC-5.2", "S", False)] and step.alerts[0].severity == "info"
     hand = s.table.state.hand
     assert hand is not None and hand.turn is Wind.N and hand.seats[Wind.S].size == 13
+
+
+# W waits on 2s (a single wait), N holds a pair of 2s, S discards one.
+TOUCHED = {
+    "S": "234m567m789p111p2s",
+    "W": "678p345s789s2sFFF",
+    "N": "55s66s77sCCC22sEE",
+}
+
+
+def touched_wall() -> Script:
+    """S discards 2s; W draws 1m without merging; N calls pung."""
+    s = started(**TOUCHED)
+    ok(s, "E discard P", "S draw 9s", "S discard 2s", "W draw 1m unmerged", "N call pung")
+    return s
+
+
+def test_wmc_4_2_a_win_keeps_priority_after_touching_the_wall() -> None:
+    """WMC-4.2: touching the wall waives claims on the last discard, but a win still keeps
+    priority over another's claim (002: 一旦伸手触摸了墙头的牌，便当作放弃鸣牌的权利。
+    但如果有他家鸣牌，则仍有权按照"鸣牌优先规条"优先和牌). The win event names no tile: the rules
+    decide — complete on S's 2s, not with the 1m drawn."""
+    s = touched_wall()
+    ok(s, "W call win")
+    step = s.do("W win")
+    assert found(step) == [("WMC-4.2", "W", False)] and step.alerts[0].severity == "info"
+    [scored] = [d.payload for d in step.derived if d.type == "hand_scored"]
+    assert (scored["winner"], scored["win_by"], scored["discarder"]) == ("W", "discard", "S")
+    assert scored["win_tile"] == "2s"
+    hand = s.table.state.hand
+    assert hand is not None and hand.seats[Wind.W].counts[parse_tile("1m")] == 0  # back
+
+
+def test_wmc_4_2_the_win_event_may_name_its_tile_and_what_it_is_on() -> None:
+    s = touched_wall()
+    ok(s, "W call win")
+    step = s.do("W win 2s on discard")
+    assert found(step) == [("WMC-4.2", "W", False)]
+    assert any(d.type == "hand_scored" for d in step.derived)
+    s = touched_wall()
+    assert found(s.do("W win 4m")) == [("WMC-7.2", "W", True)]  # not held, not the discard
+    s = touched_wall()
+    assert found(s.do("W win on draw"))[0][:2] == ("WMC-11.6", "W")  # 1m completes nothing
+
+
+def test_wmc_4_2_without_another_claim_a_win_on_the_discard_was_waived() -> None:
+    s = started(**TOUCHED)
+    ok(s, "E discard P", "S draw 9s", "S discard 2s", "W draw 1m unmerged")
+    step = s.do("W win on discard")
+    assert found(step) == [("WMC-11.6", "W", False)] and "WMC-4.2" in step.alerts[0].message
