@@ -276,6 +276,16 @@ class ExhaustiveDraw(Payload):
     TYPE: ClassVar[str] = "exhaustive_draw"
 
 
+class DealCorrected(Payload):
+    """WMC-3.5: a long deal found before the player's first discard — the excess ``tiles`` the
+    referee took from the hand back into the wall (a point penalty). A short one is put right
+    by the player's own ``draw`` from the wall."""
+
+    TYPE: ClassVar[str] = "deal_corrected"
+    seat: SeatField
+    tiles: TilesField
+
+
 class TilesExposed(Payload):
     """Tiles of a concealed hand shown illegally (knocked over, dropped, shown early): they
     become live penalty tiles (WMC-9.1). Also how a referee applies WMC-11.3 / 11.7 (the
@@ -513,6 +523,7 @@ _GAME_PAYLOADS: tuple[type[Payload], ...] = (
     WallBuilt,
     DiceRolled,
     Deal,
+    DealCorrected,
     Draw,
     ReplacementDraw,
     FlowerSetAside,

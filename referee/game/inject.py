@@ -73,6 +73,9 @@ KINDS = (
     "fast_chow_punged",  # WMC-5.4: a chow exposed < 1 s after the call, punged by priority
     "unspoken_chow_punged",  # WMC-5.2: an unspoken chow (no priority), punged
     "touched_wall_win",  # WMC-4.2 (info): drew unmerged, then won on the discard by priority
+    "deal_long",  # WMC-3.5: a tile too many in the deal, found at the first discard: WMC-10.1
+    "deal_short",  # WMC-3.5: a tile too few, found at the first discard: WMC-10.1
+    "deal_short_topped_up",  # WMC-3.5: a tile too few, taken from the wall before discarding
 )
 
 
@@ -83,9 +86,11 @@ PRIORITY_BOOST = 12
 """A chow against a pung fits few moments (the left player can chow, another holds a pair): each
 such moment injects at ``rate * PRIORITY_BOOST`` a chow exposed over a pending pung (WMC-5.7),
 or one exposed too fast (5.4) or unspoken (5.2) and punged by priority."""
-TOUCH_BOOST = 6
+TOUCH_BOOST = 8
 """The next player winning on a discard fits about one hand in five: such a moment injects at
 ``rate * TOUCH_BOOST`` a draw without merging, another's call, then the win (WMC-4.2)."""
+DEAL_BOOST = 4
+"""A deal is one moment a hand: it injects a wrong count at ``rate * DEAL_BOOST``."""
 DEAD_BOOST = 4
 """A long hand's claim fits only the moments after one died and holds a pair or a run of the
 discard: each such moment injects it at ``rate * DEAD_BOOST``."""
@@ -95,6 +100,7 @@ WEIGHTS = {
     "chow_not_left": 2,
     "chow_not_left_stands": 2,
     "concealed_kong_unspoken": 2,
+    "deal_long": 2,
 }
 """Choice weights of the kinds that fit a moment (default 1): rare kinds are offered only when
 they are feasible, and weighted up so that 1,000 hands hold at least 20 of each."""
@@ -133,6 +139,7 @@ class IrregularSimulator(Simulator):
         self._gaps: dict[int, float] = {}  # payload id → seconds since the previous event
         self._slow: set[Wind] = set()  # one slow turn per seat and hand (bank stays < 3 min)
         self._deal_ts = 0.0  # the first 15 s after the deal are untimed (referee/clocks.py)
+        self._top_up: Wind | None = None  # a short deal to put right before the first discard
         self._pause_points = 0  # WMC-13.4 points injected this half (kept ≤ 150)
         self.injected: dict[str, int] = dict.fromkeys(KINDS, 0)
 
@@ -197,9 +204,39 @@ class IrregularSimulator(Simulator):
             yield self._emit(late)
         yield from super()._hand()
 
+    def _deal(self) -> Payload:
+        """A seat takes a tile too many (the next one of the wall) or too few (WMC-3.5)."""
+        deal = super()._deal()
+        hand = self.table.state.hand
+        if hand is None or not self._roll(DEAL_BOOST):
+            return deal
+        rng = self.inject_rng
+        wall = hand.wall
+        got: list[list[Tile]] = [[], [], [], []]
+        for place, index in wall.deal_positions():
+            got[place].append(wall.tiles[wall.order[index]])
+        kind = self._pick(["deal_long", "deal_short", "deal_short_topped_up"])
+        seat = rng.choice(WINDS[1:] if kind == "deal_long" else WINDS)
+        tiles = got[seat]
+        if kind == "deal_long":
+            tiles.append(wall.tiles[wall.order[53]])
+        else:
+            tiles.remove(rng.choice(tiles))
+        wrong = Deal(hands={seat: tuple(tiles)})
+        if kind == "deal_short_topped_up":
+            self._top_up = seat
+            self._mark(wrong, kind, ("WMC-3.5", seat))
+        else:
+            self._mark(wrong, kind, ("WMC-3.5", seat), ("WMC-10.1", seat))
+        return wrong
+
     # ---- the player on turn ------------------------------------------------------------------
 
     def _turn(self, hand: HandState) -> list[Payload] | None:
+        if self._top_up is not None:  # the short seat takes the missing tile (WMC-3.5)
+            short, self._top_up = self._top_up, None
+            wall = hand.wall
+            return [Draw(seat=short, tile=wall.tiles[wall.next_live_position()])]
         seat = hand.turn
         me = hand.seats[seat]
         if seat in self._barred:

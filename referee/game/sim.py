@@ -200,7 +200,7 @@ class Simulator:
         yield self._emit(_p(DiceRolled, seat=Wind.E, dice=d1))
         breaker = WINDS[counted_seat(0, d1[0] + d1[1])]
         yield self._emit(_p(DiceRolled, seat=breaker, dice=(rng.randint(1, 6), rng.randint(1, 6))))
-        yield self._emit(_p(Deal, hands=None))
+        yield self._emit(self._deal())
         hand = self.table.state.hand
         assert hand is not None
         if self.profile.flowers:
@@ -225,6 +225,10 @@ class Simulator:
                     yield emit(payload)
             if self.seq == before or (self.alerts and self.strict):
                 raise RuntimeError(f"simulator stuck or refused at seq {self.seq}: {self.alerts}")
+
+    def _deal(self) -> Payload:
+        """The deal: the recorded wall says what each seat got."""
+        return _p(Deal, hands=None)
 
     # ---- decisions ---------------------------------------------------------------------------
 

@@ -219,6 +219,8 @@ class HandState:
         "call_ts",
         "calls",
         "claims_made",
+        "deal_off",
+        "deal_seq",
         "dealer_place",
         "dice",
         "discards",
@@ -256,6 +258,10 @@ class HandState:
         self.call_seq: dict[Wind, int] = {}  # seq of each seat's latest call (evidence)
         self.call_ts: dict[Wind, float] = {}  # and its time (WMC-5.4: chow, wait, expose)
         self.open_chow: OpenChow | None = None  # a chow others may still pung (WMC-5.2, 5.4)
+        # WMC-3.5: seats dealt a wrong count (tiles over (+) or under (−) the due), until their
+        # first discard; the deal's seq is the evidence of a dead hand found then (10.1).
+        self.deal_off: dict[Wind, int] = {}
+        self.deal_seq = -1
         self.own_call: tuple[Wind, CallKind, int] | None = None  # kong/win said on own turn
         self.early_replacement = False  # replacement drawn before the kong was shown (5.5)
         self.unmerged: Tile | None = None  # the next player's draw not yet merged (WMC-4.4)

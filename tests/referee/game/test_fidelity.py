@@ -3,7 +3,7 @@ text behind it (../shared/seeds/002…, 000… where 002 is silent), one test pe
 
 from __future__ import annotations
 
-from referee.events import TilesExposed
+from referee.events import DealCorrected, TilesExposed
 from referee.game.script import Script
 from referee.game.table import Step
 from referee.hands import Wind
@@ -188,3 +188,45 @@ def test_wmc_4_2_without_another_claim_a_win_on_the_discard_was_waived() -> None
     ok(s, "E discard P", "S draw 9s", "S discard 2s", "W draw 1m unmerged")
     step = s.do("W win on discard")
     assert found(step) == [("WMC-11.6", "W", False)] and "WMC-4.2" in step.alerts[0].message
+
+
+def dealt(**hands: str) -> tuple[Script, Step]:
+    script = Script()
+    return script, script.start(**{**HANDS, **hands})
+
+
+def test_wmc_3_5_a_short_deal_stands_and_is_topped_up_from_the_wall_free() -> None:
+    """WMC-3.5 (000, 配牌相公: 在自己打第一張牌前發覺自己的配牌少了，可以立即免罰更正，
+    從墻頭取牌補足): the deal stands as dealt; the player takes the missing tile, free."""
+    s, step = dealt(S="234m567m789p111p")  # 12 tiles
+    assert found(step) == [("WMC-3.5", "S", False)] and step.alerts[0].severity == "warning"
+    ok(s, "S draw 3m")  # the missing tile, before his first discard: no finding
+    ok(s, "E discard P", "S draw 9s", "S discard 9s", "W draw 1s", "W discard 1s")
+
+
+def test_wmc_3_5_a_wrong_deal_found_at_the_first_discard_is_a_dead_hand() -> None:
+    """WMC-3.5: found after one's own first discard, the wrong count cannot be corrected: a dead
+    hand (WMC-10.1; 000: 如果選手在自己已打了第一張牌后才發覺手牌數目不符，便不能更正，
+    當作大/小相公繼續這局) — and play continues."""
+    s, step = dealt(W="678p123s789s22sFFP")  # 14 tiles
+    assert found(step) == [("WMC-3.5", "W", False)]
+    deal_seq = step.alerts[0].seq
+    ok(s, "E discard E", "S draw 9s", "S discard 9s", "W draw 1s")
+    step = s.do("W discard 1s")
+    assert found(step) == [("WMC-10.1", "W", False)] and step.alerts[0].evidence == (deal_seq,)
+    hand = s.table.state.hand
+    assert hand is not None and hand.seats[Wind.W].dead == "long"
+    ok(s, "N draw 3s", "N discard 3s")
+
+
+def test_wmc_3_5_a_long_deal_corrected_before_the_first_discard_costs_points() -> None:
+    """WMC-3.5: long before one's first discard — the referee returns the excess into the wall
+    with a point penalty (000: 裁判員可以從其手牌隨機取走多余張數…但會扣分處罰)."""
+    s, _step = dealt(W="678p123s789s22sFFP")
+    step = s.push(DealCorrected(seat=Wind.W, tiles=(parse_tile("P"),)))
+    assert found(step) == [("WMC-3.5", "W", False)]
+    assert (step.alerts[0].penalty, step.alerts[0].points) == ("points", 10)
+    ok(s, "E discard E", "S draw 9s", "S discard 9s", "W draw 1s", "W discard 1s")
+    assert found(s.push(DealCorrected(seat=Wind.W, tiles=(parse_tile("2s"),)))) == [
+        ("WMC-3.5", "W", True)
+    ]
