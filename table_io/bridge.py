@@ -1,9 +1,10 @@
-"""The automatic table as a source of referee events (issue 5, item 4).
+"""The automatic table as a source of referee events (issue 5, item 4; moved here by issue 16).
 
 table_io turns serial bytes into typed machine events (:data:`table_io.events.MachineEvent`,
-pure :func:`table_io.events.translate`); this adapter turns each of them into events of the
-referee log and applies them to a :class:`~referee.game.table.Table`. The engine stays pure (it
-never sees table_io) and table_io stays independent of the game (it never sees the engine).
+pure :func:`table_io.events.translate`); this adapter, on the sensor's side, turns each of them
+into events of the referee log (``referee.events``) and applies them to a
+:class:`~referee.game.table.Table`. The core never learns table_io's types: a sensor may import
+the core, never the other way round (the import contracts in pyproject.toml).
 
 Per machine event (the mapping is documented in referee/EVENTS.md, "Events from the table"):
 
