@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.sim_cli",
     "voice.cli",
     "vision.cli",
+    "rig.rig_cli",
 )
 
 

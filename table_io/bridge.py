@@ -187,14 +187,19 @@ class TableSource:
         self.capabilities = capabilities
         self.sink = sink
 
-    def handle(self, output: Output) -> list[tuple[Event, Step]]:
+    def machine_events(self, output: Output) -> list[TableEvent]:
+        """The machine events of one output, keeping track of the table's capabilities."""
         if isinstance(output, TableBooted) and output.hello is not None:
             self.capabilities = output.hello.capabilities
-        steps: list[tuple[Event, Step]] = []
-        for machine in translate(output, self.bridge.table_id, self.capabilities):
-            steps += self.bridge.feed(machine, self.table)
+        machines = translate(output, self.bridge.table_id, self.capabilities)
         if isinstance(output, Delivered) and isinstance(output.message, WallRaised):
             self.capabilities |= Capability.WALL_SENSOR  # it has one (after this hand's start)
+        return machines
+
+    def handle(self, output: Output) -> list[tuple[Event, Step]]:
+        steps: list[tuple[Event, Step]] = []
+        for machine in self.machine_events(output):
+            steps += self.bridge.feed(machine, self.table)
         if self.sink is not None:
             for ev, step in steps:
                 self.sink(ev, step)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -132,6 +132,9 @@ class Bus(ABC):
 
     def __init__(self, venue: str) -> None:
         self.venue = venue
+        self.on_connect: Callable[[], Coroutine[Any, Any, None]] | None = None
+        """Called after each (re)connection: a broker restarted without its retained messages
+        gets the publisher's status and state again."""
 
     async def publish_event(self, table: str, envelope: dict[str, Any] | str) -> None:
         await self._send(table, "events", envelope)

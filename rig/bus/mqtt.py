@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine
-from typing import Any
 from urllib.parse import urlsplit
 
 import aiomqtt
@@ -42,7 +40,6 @@ class MqttBus(Bus):
         venue: str,
         *,
         will: tuple[str, dict[str, object]] | None = None,
-        on_connect: Callable[[], Coroutine[Any, Any, None]] | None = None,
         timeout: float = 5.0,
         backoff: tuple[float, float] = (0.05, 2.0),
     ) -> None:
@@ -52,7 +49,6 @@ class MqttBus(Bus):
         self.connected = asyncio.Event()
         self.connects = 0
         self._will = will
-        self._on_connect = on_connect
         self._timeout = timeout
         self._backoff = backoff
         self._client: aiomqtt.Client | None = None
@@ -117,8 +113,8 @@ class MqttBus(Bus):
                     self.connected.set()
                     self.connects += 1
                     delay = self._backoff[0]
-                    if self._on_connect is not None:
-                        asyncio.create_task(self._on_connect())  # noqa: RUF006  (short-lived)
+                    if self.on_connect is not None:
+                        asyncio.create_task(self.on_connect())  # noqa: RUF006  (short-lived)
                     async for m in client.messages:
                         self._dispatch(m)
             except aiomqtt.MqttError as exc:
