@@ -143,15 +143,20 @@ class TableLinkInput(Input):
 
     async def run(self, sink: Sink) -> None:
         async with TableDriver(self.port, clock=self.clock) as driver:
-            while True:
-                try:
-                    output = await asyncio.wait_for(driver.next_output(), 0.5)
-                except TimeoutError:
-                    if driver.link.online:  # heartbeats answered: the table is there
-                        sink.alive(self.name)
-                    continue
+            beat = asyncio.create_task(self._heartbeats(driver, sink))
+            try:
+                async for output in driver.outputs():
+                    sink.alive(self.name)
+                    sink.submit(self.name, output)
+            finally:
+                beat.cancel()
+
+    async def _heartbeats(self, driver: TableDriver, sink: Sink) -> None:
+        """A quiet table is alive while the link hears its heartbeats (no output then)."""
+        while True:
+            await self.clock.sleep(0.5)
+            if driver.link.online:
                 sink.alive(self.name)
-                sink.submit(self.name, output)
 
 
 class CameraFileInput(Input):

@@ -300,16 +300,16 @@ class Rig:
             await self.bus._send(self.table_id, kind, payload)
 
     async def _reporter(self) -> None:
-        """The retained state (when it changed, at most every ``state_every``) and status
-        (every ``status_every``, and at once when an input's health changes)."""
+        """The retained state (when it changed, at most every ``state_every``; queued behind the
+        events it covers, so it never announces one a subscriber cannot have yet) and status
+        (every ``status_every``, and soon after an input's health changed)."""
         last_status = 0.0
         bus = self.cfg.bus
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._status_now.wait(), bus.state_every)
-            if self._state_dirty and self._outbox.empty():
+            await asyncio.sleep(bus.state_every)  # not wait_for: it may swallow a cancel (3.11)
+            if self._state_dirty:
                 self._state_dirty = False
-                await self._publish_now("state", self.state())
+                self._outbox.put_nowait(("state", json.dumps(self.state()), None))
             now = time.monotonic()
             if self._status_now.is_set() or now - last_status >= bus.status_every:
                 self._status_now.clear()
@@ -408,11 +408,11 @@ class Rig:
         self._status_now.set()
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        pending = {t for t in self._tasks if not t.done()}
+        while pending:  # a library may swallow one cancel (wait_for in 3.11): cancel again
+            for task in pending:
+                task.cancel()
+            _, pending = await asyncio.wait(pending, timeout=0.5)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._drain(), 5)
         await self._publish_now("status", {**self.status("offline"), "reason": "stopped"})
