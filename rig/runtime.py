@@ -202,7 +202,7 @@ class Rig:
 
     def _changed(self, name: str, health: Health) -> None:
         self.metrics.health.labels(name).set(HEALTH[health.state])
-        if health.state != "ok":
+        if health.state != "ok" and not health.silent:  # the watchdog alerts silence itself
             self.alert(
                 name,
                 "warning" if health.state == "degraded" else "critical",
