@@ -43,6 +43,7 @@ from table_io.clock import Clock, MonotonicClock
 
 log = logging.getLogger(__name__)
 BATCH = 512  # submissions per group commit
+IN_FLIGHT = 1024  # QoS 1 publishes awaiting their PUBACK at once
 PUBLISHED_TOPIC_KINDS: dict[str, Kind] = {"alert": "alerts", "proposal": "alerts"}
 
 
@@ -267,33 +268,39 @@ class Rig:
             self._state_dirty = True
 
     async def _publisher(self) -> None:
-        delay = 0.05
+        """Publish the outbox in order, ``IN_FLIGHT`` messages at a time (QoS 1 pipelined); a
+        chunk the broker did not take is sent again (consumers drop the duplicates)."""
         while True:
             batch = [await self._outbox.get()]
             while len(batch) < 4 * BATCH and not self._outbox.empty():
                 batch.append(self._outbox.get_nowait())
-            while True:
-                results = await asyncio.gather(
-                    *(
-                        self.bus.publish(topic(self.bus.venue, self.table_id, kind), text, kind)
-                        for kind, text, _ in batch
-                    ),
-                    return_exceptions=True,
-                )
-                errors = [r for r in results if isinstance(r, BaseException)]
-                if not errors:
-                    break
-                if not all(isinstance(e, BusError) for e in errors):
-                    raise next(e for e in errors if not isinstance(e, BusError))
-                self.metrics.publish_errors.inc(len(errors))
-                await asyncio.sleep(delay)  # the broker is away: the same batch again
-                delay = min(delay * 2, 2.0)
-            delay = 0.05
+            for i in range(0, len(batch), IN_FLIGHT):
+                await self._publish_chunk(batch[i : i + IN_FLIGHT])
             now = time.perf_counter()
             self.metrics.published.inc(len(batch))
             for _, _, t_in in batch:
                 if t_in is not None:
                     self.metrics.delivered(now - t_in)
+
+    async def _publish_chunk(self, chunk: list[tuple[Kind, str, float | None]]) -> None:
+        delay = 0.05
+        while True:
+            results = await asyncio.gather(
+                *(
+                    self.bus.publish(topic(self.bus.venue, self.table_id, kind), text, kind)
+                    for kind, text, _ in chunk
+                ),
+                return_exceptions=True,
+            )
+            errors = [r for r in results if isinstance(r, BaseException)]
+            if not errors:
+                return
+            other = [e for e in errors if not isinstance(e, BusError)]
+            if other:
+                raise other[0]
+            self.metrics.publish_errors.inc(len(errors))
+            await asyncio.sleep(delay)  # the broker is away: the same chunk again
+            delay = min(delay * 2, 2.0)
 
     async def _publish_now(self, kind: Kind, payload: dict[str, Any]) -> None:
         with contextlib.suppress(BusError):

@@ -93,3 +93,16 @@ def test_check_probes_the_table_link_and_the_files(
     assert any(line.startswith("ok   table_link") and "HELLO from boot" in line for line in out)
     assert any(line.startswith("ok   camera") and "1 unreadable" in line for line in out)
     assert any(line.startswith("FAIL broker mqtt://127.0.0.1:9") for line in out)
+
+
+def test_the_readme_reference_is_a_valid_config() -> None:
+    import tomllib
+
+    from rig.config import RigConfig
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = text.split("## The rig", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    data = tomllib.loads(block)
+    assert set(data) == set(RigConfig.model_fields)  # every section is documented
+    cfg = RigConfig.model_validate(data)  # every key and value there is accepted
+    assert cfg.voice is not None and cfg.voice.seats == ["E", "S", "W", "N"]
