@@ -176,19 +176,19 @@ class CameraFileInput(Input):
         self.done = skip  # lines already logged
 
     async def run(self, sink: Sink) -> None:
-        with self.path.open("r", encoding="utf-8") as f:
-            line_no = 0
+        with self.path.open("rb") as f:
+            line_no, pending = 0, b""
             while True:
-                text = f.readline()
-                if not text.endswith("\n"):
+                pending += f.readline()
+                if not pending.endswith(b"\n"):  # at the end, maybe in the middle of a line
                     if not self.follow:
-                        if text.strip():
-                            self._line(line_no + 1, text, sink)
+                        if pending.strip() and line_no + 1 > self.done:
+                            self._line(line_no + 1, pending.decode("utf-8", "replace"), sink)
                         return
-                    f.seek(f.tell() - len(text.encode("utf-8")))  # a partial line: wait for it
-                    await self.clock.sleep(0.02)
+                    await self.clock.sleep(0.02)  # the camera pipeline writes more
                     continue
                 line_no += 1
+                text, pending = pending.decode("utf-8", "replace"), b""
                 sink.alive(self.name)
                 if line_no > self.done and text.strip():
                     self._line(line_no, text, sink)

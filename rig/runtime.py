@@ -117,11 +117,10 @@ class Rig:
     # ---- wiring ------------------------------------------------------------------------------
 
     def _inputs(self) -> list[Input]:
-        cfg, out = self.cfg, []
-        link: list[Input] = []
+        cfg, out = self.cfg, list[Input]()
         if cfg.table_link is not None:
-            link = [TableLinkInput(cfg.table_link.port, self.clock, cfg.table_link.silent_after)]
-        out += link
+            link = cfg.table_link
+            out.append(TableLinkInput(link.port, self.clock, link.silent_after))
         if cfg.voice is not None:
             v = cfg.voice
             argv = ["--file", str(v.file)] if v.file is not None else ["--device", str(v.device)]
@@ -226,20 +225,27 @@ class Rig:
         )
 
     def _ingest(self, item: Submission) -> list[tuple[Event, list[EngineEvent]]]:
-        """Number and apply one submission's events, in order (each sees the state the last
-        left); table outputs go through table_io's bridge."""
+        """Number and apply one submission's events, in order; table outputs go through
+        table_io's bridge, one machine event at a time (each sees the state the last left)."""
         if isinstance(item, Draft):
-            events = [self._event(item)]
-        else:
-            events = []
-            for machine in self.table_source.machine_events(item):
-                events += self.bridge.convert(machine, self.duty.state)
+            return self._apply([self._event(item)])
+        out = []
+        for machine in self.table_source.machine_events(item):
+            out += self._apply(self.bridge.convert(machine, self.duty.state))
+        return out
+
+    def _apply(self, events: list[Event]) -> list[tuple[Event, list[EngineEvent]]]:
         out = []
         for ev in events:
             if ev.ts < self.last_ts:  # one time line for all sources
                 ev = ev.model_copy(update={"ts": self.last_ts})
             self.last_ts = ev.ts
-            outputs = self.duty.apply(ev).outputs()
+            try:
+                outputs = self.duty.apply(ev).outputs()
+            except Exception as exc:  # an engine fault: the event still goes in the log (no gap)
+                log.exception("seq %d: the core failed on it", ev.seq)
+                self.alert("core", "critical", f"seq {ev.seq}: the core failed: {exc}"[:300])
+                outputs = []
             self.outputs += outputs
             out.append((ev, outputs))
         return out
@@ -302,9 +308,9 @@ class Rig:
             await asyncio.sleep(delay)  # the broker is away: the same chunk again
             delay = min(delay * 2, 2.0)
 
-    async def _publish_now(self, kind: Kind, payload: dict[str, Any]) -> None:
-        with contextlib.suppress(BusError):
-            await self.bus._send(self.table_id, kind, payload)
+    async def _publish_status(self, payload: dict[str, Any]) -> None:
+        with contextlib.suppress(BusError):  # the next one goes out when the broker is back
+            await self.bus.publish_status(self.table_id, payload)
 
     async def _reporter(self) -> None:
         """The retained state (when it changed, at most every ``state_every``; queued behind the
@@ -321,7 +327,7 @@ class Rig:
             if self._status_now.is_set() or now - last_status >= bus.status_every:
                 self._status_now.clear()
                 last_status = now
-                await self._publish_now("status", self.status())
+                await self._publish_status(self.status())
 
     async def _watchdog(self) -> None:
         """An input silent past its limit → a RIG-INPUT alert citing it, health degraded."""
@@ -368,18 +374,15 @@ class Rig:
         engine's outputs from ``seq`` (re-derived from the log at start, kept since)."""
         if not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq = {seq!r}; expected a number ≥ 0")
+        texts: list[tuple[Kind, str]]
         if session not in (None, self.session_id):
             if stream != "log":
                 raise ValueError("the engine stream is served for the current session only")
             events = self.store.events(self.table_id, str(session), seq)
             texts = [("events", ev.model_dump_json()) for ev in events]
         elif stream == "log":
-            last = self.sequencer.next - 1
-            texts = [
-                ("events", ev.model_dump_json())
-                for ev in self.store.events(self.table_id, self.session_id, seq)
-                if ev.seq <= last
-            ]
+            events = self.store.events(self.table_id, self.session_id, seq)
+            texts = [("events", ev.model_dump_json()) for ev in events]
         elif stream == "engine":
             texts = [
                 (PUBLISHED_TOPIC_KINDS.get(o.type, "events"), o.model_dump_json())
@@ -388,7 +391,7 @@ class Rig:
         else:
             raise ValueError(f"stream = {stream!r}; expected log or engine")
         for kind, text in texts:
-            self._outbox.put_nowait((kind, text, None))  # type: ignore[arg-type]
+            self._outbox.put_nowait((kind, text, None))
 
     # ---- running -----------------------------------------------------------------------------
 
@@ -422,7 +425,7 @@ class Rig:
             _, pending = await asyncio.wait(pending, timeout=0.5)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._drain(), 5)
-        await self._publish_now("status", {**self.status("offline"), "reason": "stopped"})
+        await self._publish_status({**self.status("offline"), "reason": "stopped"})
         await self.bus.close()
         self.store.close()
 

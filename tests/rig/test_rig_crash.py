@@ -43,7 +43,7 @@ def start_rig(config: Path, out: Path) -> subprocess.Popen[bytes]:
 def replay_digests(db: Path, at: set[int]) -> dict[int, str]:
     """The state digest after each seq in ``at``, from one replay of the log."""
     duty = RefereeTable("T3", "S1")
-    out = {}
+    out = {-1: state_digest(duty)}  # a state published before the first event
     with EventStore(db) as store:
         for ev in store.events("T3", "S1"):
             duty.apply(ev)
