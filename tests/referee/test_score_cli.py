@@ -9,14 +9,14 @@ from pathlib import Path
 
 from shared_data import shared_path
 
-from referee.cli import main
+from rig.cli import main
 
 TESTDATA = shared_path("testdata", "wmc-hands.jsonl")
 
 
 def mjref(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "referee.cli", *args],
+        [sys.executable, "-m", "rig.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
