@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.cli import main
+from rig.cli import main
 from referee.duties import RefereeTable
 from referee.events import Event, HandRuled, Source, make_event
 from referee.game.sim import Simulator
