@@ -65,6 +65,36 @@ def test_unit_runs_as_a_user_restarts_with_backoff_and_is_hardened(name: str) ->
     assert u["Install"]["WantedBy"] == "multi-user.target"
 
 
+# What systemd-analyze may say of the kit: the back-off keys need systemd 254+ (older ones ignore
+# them), and /opt/mjref is not installed on a test machine.
+VERIFY_EXPECTED = re.compile(
+    r"Unknown key '(RestartSteps|RestartMaxDelaySec)'|/opt/mjref/\.venv/bin/mjref is not executable"
+)
+
+
+def test_systemd_analyze_knows_every_key(tmp_path: Path) -> None:
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze is not installed")
+    dropin = tmp_path / "mosquitto.service.d"
+    dropin.mkdir()
+    shutil.copy(KIT / "systemd" / "mosquitto-mjref.conf", dropin / "mjref.conf")
+    (tmp_path / "mosquitto.service").write_text(
+        "[Service]\nType=notify\nExecStart=/bin/true\n", encoding="utf-8"
+    )
+    for name in UNITS:
+        shutil.copy(KIT / "systemd" / name, tmp_path / name)
+    names = [str(tmp_path / n) for n in (*UNITS, "mosquitto.service")]
+    out = subprocess.run(
+        ["systemd-analyze", "verify", *names],
+        capture_output=True,
+        text=True,
+        env={"SYSTEMD_UNIT_PATH": f"{tmp_path}:", "PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
+    said = [line for line in (out.stdout + out.stderr).splitlines() if line.strip()]
+    assert [line for line in said if not VERIFY_EXPECTED.search(line)] == []
+
+
 @pytest.mark.parametrize(
     ("name", "command"), [("mjref-rig.service", "rig"), ("mjref-dashboard.service", "dashboard")]
 )
