@@ -179,7 +179,7 @@ def run_score(args: argparse.Namespace) -> int:
         read = read_hand(dets)
     except HandError as exc:
         seen = " ".join(d.label for d in sorted(dets, key=lambda d: (d.x1, d.y1)))
-        print(f"mjref tiles score: {exc} (read {len(dets)} tiles: {seen})", file=sys.stderr)
+        print(f"mjref tiles score: {exc} (read {len(dets)} tiles: {seen or '-'})", file=sys.stderr)
         return 2
     try:
         hand = _winning_hand(read, args)
