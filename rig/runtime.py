@@ -28,7 +28,6 @@ from rig.bus import Bus, BusError, BusMessage, Kind, topic, topic_filter
 from rig.config import RigConfig
 from rig.inputs import (
     CameraFileInput,
-    CommandEvents,
     Draft,
     Health,
     Input,
@@ -36,6 +35,7 @@ from rig.inputs import (
     Supervisor,
     TableLinkInput,
     VoiceInput,
+    referee_draft,
 )
 from rig.metrics import HEALTH, Metrics
 from table_io.bridge import TableBridge, TableSource
@@ -43,7 +43,7 @@ from table_io.clock import Clock, MonotonicClock
 
 log = logging.getLogger(__name__)
 BATCH = 512  # submissions per group commit
-IN_FLIGHT = 1024  # QoS 1 publishes awaiting their PUBACK at once
+IN_FLIGHT = 64  # QoS 1 publishes awaiting their PUBACK at once
 PUBLISHED_TOPIC_KINDS: dict[str, Kind] = {"alert": "alerts", "proposal": "alerts"}
 
 
@@ -113,6 +113,7 @@ class Rig:
         self._status_now = asyncio.Event()
         self._state_dirty = True
         self._tasks: list[asyncio.Task[None]] = []
+        self._inflight: set[asyncio.Task[None]] = set()
 
     # ---- wiring ------------------------------------------------------------------------------
 
@@ -274,39 +275,38 @@ class Rig:
             self._state_dirty = True
 
     async def _publisher(self) -> None:
-        """Publish the outbox in order, ``IN_FLIGHT`` messages at a time (QoS 1 pipelined); a
-        chunk the broker did not take is sent again (consumers drop the duplicates)."""
+        """Publish the outbox in order with up to ``IN_FLIGHT`` QoS 1 publishes awaiting their
+        PUBACK (a sliding window: small, as the MQTT client's bookkeeping is linear in it). A
+        message the broker did not take is sent again until it does; consumers drop duplicates
+        and reorder by seq."""
+        window = asyncio.Semaphore(IN_FLIGHT)
         while True:
-            batch = [await self._outbox.get()]
-            while len(batch) < 4 * BATCH and not self._outbox.empty():
-                batch.append(self._outbox.get_nowait())
-            for i in range(0, len(batch), IN_FLIGHT):
-                await self._publish_chunk(batch[i : i + IN_FLIGHT])
-            now = time.perf_counter()
-            self.metrics.published.inc(len(batch))
-            for _, _, t_in in batch:
-                if t_in is not None:
-                    self.metrics.delivered(now - t_in)
+            item = await self._outbox.get()
+            await window.acquire()
+            self._inflight.add(asyncio.create_task(self._publish_one(item, window)))
 
-    async def _publish_chunk(self, chunk: list[tuple[Kind, str, float | None]]) -> None:
+    async def _publish_one(
+        self, item: tuple[Kind, str, float | None], window: asyncio.Semaphore
+    ) -> None:
+        kind, text, t_in = item
         delay = 0.05
-        while True:
-            results = await asyncio.gather(
-                *(
-                    self.bus.publish(topic(self.bus.venue, self.table_id, kind), text, kind)
-                    for kind, text, _ in chunk
-                ),
-                return_exceptions=True,
-            )
-            errors = [r for r in results if isinstance(r, BaseException)]
-            if not errors:
-                return
-            other = [e for e in errors if not isinstance(e, BusError)]
-            if other:
-                raise other[0]
-            self.metrics.publish_errors.inc(len(errors))
-            await asyncio.sleep(delay)  # the broker is away: the same chunk again
-            delay = min(delay * 2, 2.0)
+        try:
+            while True:
+                try:
+                    await self.bus.publish(topic(self.bus.venue, self.table_id, kind), text, kind)
+                    break
+                except BusError:
+                    self.metrics.publish_errors.inc()
+                    await asyncio.sleep(delay)  # the broker is away: again, later
+                    delay = min(delay * 2, 2.0)
+            self.metrics.published.inc()
+            if t_in is not None:
+                self.metrics.delivered(time.perf_counter() - t_in)
+        finally:
+            window.release()
+            task = asyncio.current_task()
+            if task is not None:
+                self._inflight.discard(task)
 
     async def _publish_status(self, payload: dict[str, Any]) -> None:
         with contextlib.suppress(BusError):  # the next one goes out when the broker is back
@@ -355,7 +355,7 @@ class Rig:
         async for message in sub:
             try:
                 self._command(message)
-            except (ValueError, TypeError) as exc:
+            except Exception as exc:  # a bad command never stops the rig: it is answered
                 self.alert("commands", "warning", f"cmd/{message.name} refused: {exc}"[:300])
 
     def _command(self, message: BusMessage) -> None:
@@ -363,7 +363,7 @@ class Rig:
         if message.name == "resend_from":
             self.resend(p.get("seq"), p.get("stream", "log"), p.get("session_id"))
         elif message.name == "event":
-            self.submit("commands", CommandEvents.draft(p))
+            self.submit("commands", referee_draft(p))
         elif message.name == "ping":
             self._status_now.set()
         else:
@@ -425,15 +425,23 @@ class Rig:
             _, pending = await asyncio.wait(pending, timeout=0.5)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._drain(), 5)
+        for task in set(self._inflight):
+            task.cancel()
         await self._publish_status({**self.status("offline"), "reason": "stopped"})
         await self.bus.close()
         self.store.close()
 
     async def _drain(self) -> None:
-        """What was logged but not published yet goes out before a clean stop."""
+        """What was logged but not published yet goes out before a clean stop (what cannot is
+        found again by consumers: resend_from)."""
+        if self._inflight:
+            await asyncio.wait(set(self._inflight))
         while not self._outbox.empty():
             kind, text, _ = self._outbox.get_nowait()
             await self.bus.publish(topic(self.bus.venue, self.table_id, kind), text, kind)
+
+    def _quiet(self) -> bool:
+        return self._queue.empty() and self._outbox.empty() and not self._inflight
 
     def failed(self) -> BaseException | None:
         """A core task that died (a disk error on the log): the rig must stop and restart."""
@@ -446,9 +454,9 @@ class Rig:
         """Wait until every submission is logged and published (tests, benches)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self._queue.empty() and self._outbox.empty():
+            if self._quiet():
                 await asyncio.sleep(0.02)
-                if self._queue.empty() and self._outbox.empty():
+                if self._quiet():
                     return True
             await asyncio.sleep(0.01)
         return False

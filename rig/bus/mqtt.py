@@ -113,7 +113,7 @@ class MqttBus(Bus):
                     timeout=self._timeout,
                     keepalive=10,
                     logger=_client_log,
-                    max_inflight_messages=1024,
+                    max_inflight_messages=128,
                 ) as client:
                     for f in self._filters:
                         await client.subscribe(f, qos=1)

@@ -25,7 +25,7 @@ from table_io.sim.endpoints import PtyEndpoint
 from table_io.sim.fake_table import FakeTable
 
 REPO = Path(__file__).resolve().parents[2]
-WAIT = 30.0
+WAIT = 60.0  # generous: only reached when something is broken (a loaded machine is slow)
 
 
 def start_rig(config: Path, out: Path) -> subprocess.Popen[bytes]:

@@ -98,3 +98,36 @@ def test_a_silent_camera_is_alerted_and_its_return_too(tmp_path: Path) -> None:
         await rig.stop()
 
     asyncio.run(scenario())
+
+
+def test_metrics_over_http_and_in_the_status(tmp_path: Path) -> None:
+    import urllib.request
+
+    from referee.events import Observation, Source
+    from rig.bus.broker import free_port
+    from rig.inputs import Draft
+
+    port = free_port()
+
+    async def scenario() -> tuple[str, dict[str, object]]:
+        cfg = parse({"table": {"log": str(tmp_path / "m.sqlite")}, "metrics": {"port": port}})
+        rig = Rig(cfg, MemoryBus())
+        await rig.start()
+        for i in range(5):
+            rig.submit(
+                "test", Draft(Observation(sensor="t", kind="k", data={"i": i}), Source.VISION)
+            )
+        assert await rig.idle(10)
+        url = f"http://127.0.0.1:{port}/metrics"
+        text = await asyncio.to_thread(
+            lambda: urllib.request.urlopen(url, timeout=10).read().decode()
+        )
+        figures = rig.status()["metrics"]
+        await rig.stop()
+        return text, figures
+
+    text, figures = asyncio.run(scenario())
+    assert "mjref_rig_events_total 5.0" in text
+    assert "mjref_rig_publish_lag_seconds_count" in text and "mjref_rig_memory_mb" in text
+    assert figures["events"] == 5
+    assert set(figures) >= {"events_per_s", "publish_lag_p99_ms", "cpu_percent", "memory_mb"}
