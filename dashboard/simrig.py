@@ -33,7 +33,7 @@ def game(
         ev = ev.model_copy(update={"table_id": table_id, "session_id": session_id})
         if ev.type == "session_started":
             ev = ev.model_copy(
-                update={"payload": ev.payload.model_copy(update={"players": list(names)})}
+                update={"payload": ev.payload.model_copy(update={"players": tuple(names)})}
             )
         out.append(ev)
     return out
