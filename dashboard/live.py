@@ -53,7 +53,7 @@ class AlertItem:
             "severity": self.severity,
             "message": self.message,
             "seat": self.seat,
-            "player": self.player,
+            "player": table.player(self.hand, self.seat) if self.seat else self.player,
             "seq": self.seq,
             "ts": self.ts,
             "hand": self.hand,
@@ -79,6 +79,13 @@ class LiveTable:
 
     def entry(self, proposal: str | None) -> Entry | None:
         return None if proposal is None else self.duty.ledger.entries.get(proposal)
+
+    def player(self, hand: int, seat: str) -> str:
+        """Who sat at ``seat`` in ``hand`` (the card's players once the hand is scored)."""
+        st = self.duty.state
+        if 0 <= hand < len(st.results):
+            return st.results[hand].players[Wind[seat]]
+        return st.player_at(Wind[seat])
 
     def item(self, item_id: str) -> AlertItem | None:
         return next((i for i in self.items if i.id == item_id), None)
@@ -116,9 +123,8 @@ class LiveTable:
         seat = alert.seat.name if alert is not None and alert.seat is not None else None
         if prop is not None:
             seat = prop["seat"]
-        player = None
-        if seat is not None:
-            player = self.duty.state.player_at(Wind[seat])
+        hand = int(prop["hand"]) if prop else self.duty.state.hands_played
+        player = None if seat is None else self.player(hand, seat)
         evidence: tuple[int, ...] = tuple(prop["evidence"]) if prop else ()
         if alert is not None and not evidence:
             evidence = (alert.seq, *alert.evidence)
@@ -133,7 +139,7 @@ class LiveTable:
             player=player,
             seq=event.seq,
             ts=event.ts,
-            hand=int(prop["hand"]) if prop else self.duty.state.hands_played,
+            hand=hand,
             evidence=evidence,
             rejected=alert.rejected if alert is not None else False,
             proposal=str(prop["id"]) if prop else None,

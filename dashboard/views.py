@@ -84,15 +84,16 @@ def card(live: LiveState, table_id: str, hands: int, now: float) -> dict[str, An
     st = lt.duty.state
     hand = st.hand
     played = st.hands_played
-    number = played + 1 if hand is not None else played
-    turn = st.player_at(hand.turn) if hand is not None else None
+    in_play = hand is not None and hand.number == played  # not yet scored
+    number = played + 1 if in_play else played
+    turn = st.player_at(hand.turn) if in_play and hand is not None else None
     at = max(lt.duty.now, lt.state_ts)
     counts = open_counts(lt)
     return {
         "table_id": table_id,
         "session_id": lt.session_id,
         "players": list(st.players),
-        "hand": {"number": max(number, 0), "of": hands, "in_play": hand is not None},
+        "hand": {"number": number, "of": hands, "in_play": in_play},
         "turn": turn,
         "clocks": [c.to_json() for c in lt.duty.view(at)],
         "alerts": counts,

@@ -96,7 +96,7 @@ def penalties_csv(request: Request, _: Actor = Depends(need(EVERYONE))) -> Respo
         for e in lt.duty.ledger.entries.values():
             p = e.proposal
             last = e.decisions[-1] if e.decisions else None
-            player = lt.duty._player(p.hand, p.seat)
+            player = lt.player(p.hand, p.seat.name)
             rows.append(
                 [
                     tid,

@@ -39,6 +39,9 @@ def face(name: str) -> tuple[str, str]:
     return name[:-1], FACES.get(name[-1], name[-1])
 
 
+templates.env.globals["face"] = face
+
+
 def page(request: Request, actor: Actor, name: str, **context: Any) -> HTMLResponse:
     svc = services(request)
     return templates.TemplateResponse(
@@ -48,7 +51,6 @@ def page(request: Request, actor: Actor, name: str, **context: Any) -> HTMLRespo
             "actor": actor,
             "t": translator(actor.lang),
             "rule_text": lambda rule: summary(rule, actor.lang),
-            "face": face,
             "can_decide": actor.role in DECIDE,
             "can_revoke": actor.role in REVOKE,
             "can_control": actor.role in CONTROL,

@@ -20,8 +20,12 @@ async def live(socket: WebSocket) -> None:
     if session_user(svc.factory, socket.cookies.get(COOKIE), svc.clock()) is None:
         await socket.close(code=4401, reason="log in first")
         return
-    await socket.accept()
-    queue = svc.hub.connect()
+    queue = svc.hub.connect()  # before the client sees the socket open: nothing is missed
+    try:
+        await socket.accept()
+    except Exception:
+        svc.hub.disconnect(queue)
+        raise
 
     async def drain_client() -> None:
         with contextlib.suppress(WebSocketDisconnect):

@@ -25,14 +25,14 @@
     if (reloading) { again = true; return; }
     reloading = true;
     try {
-      const open = [...document.querySelectorAll("details[open]")].map((d) => d.closest("[data-item]")?.dataset.item);
-      const typing = document.activeElement && document.activeElement.matches("input, select");
-      if (typing) { again = true; return; }
       const r = await fetch(location.href, { credentials: "same-origin" });
       const doc = new DOMParser().parseFromString(await r.text(), "text/html");
       const next = doc.getElementById("main");
+      // what the user has open or is typing in now (not when the fetch began) is kept
+      if (document.activeElement && document.activeElement.matches("#main input, #main select")) { again = true; return; }
+      const open = [...document.querySelectorAll("#main details[open]")].map((d) => d.closest("[data-item]")?.dataset.item);
       if (next) document.getElementById("main").replaceWith(next);
-      open.forEach((id) => { if (id) { const d = document.querySelector(`[data-item="${CSS.escape(id)}"] details`); if (d) { d.open = true; loadEvidence(d); } } });
+      open.forEach((id) => { if (id) { const d = document.querySelector(`[data-item="${CSS.escape(id)}"] details`); if (d) { d.open = true; loadEvidence(d).catch(() => {}); } } });
     } finally {
       reloading = false;
       if (again) { again = false; setTimeout(reload, 300); }

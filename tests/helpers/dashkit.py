@@ -93,3 +93,75 @@ class Dash:
     def seq(self, table: str) -> int:
         lt = self.svc.live.tables.get(table)
         return -1 if lt is None else int(lt.last_seq)
+
+
+class LiveServer:
+    """The app served by uvicorn on a free port in a thread of its own (browser tests); the
+    simulated tables run on the server's event loop through :meth:`call`."""
+
+    def __init__(self, settings: Settings) -> None:
+        import asyncio
+        import socket
+        import threading
+
+        import uvicorn
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = int(s.getsockname()[1])
+        self.bus = MemoryBus(settings.venue)
+        self.app = create_app(settings, bus=self.bus, flush_every=0.1)
+        config = uvicorn.Config(
+            self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+        )
+        self.server = uvicorn.Server(config)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_until_complete, args=(self.server.serve(),), daemon=True
+        )
+        self.rigs: list[SimRig] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def svc(self) -> Any:
+        return self.app.state.services
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the dashboard did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for rig in self.rigs:
+            self.call(rig.stop)
+        self.server.should_exit = True
+        self.thread.join(10)
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        import asyncio
+
+        return asyncio.run_coroutine_threadsafe(fn(*args), self.loop).result(30)
+
+    def rig(self, table: str, events: list[Any], session: str = "S1") -> SimRig:
+        rig = SimRig(self.bus, table, session, events)
+        self.call(rig.start)
+        self.rigs.append(rig)
+        return rig
+
+    def seq(self, table: str) -> int:
+        lt = self.svc.live.tables.get(table)
+        return -1 if lt is None else int(lt.last_seq)
+
+    def wait(self, ok: Callable[[], bool], timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not ok():
+            if time.monotonic() > deadline:
+                raise AssertionError("timed out waiting for the dashboard")
+            time.sleep(0.02)
