@@ -13,7 +13,7 @@ from typing import Any
 
 from referee.events import PAYLOADS, Event, Source, make_event
 from referee.game.inject import IrregularSimulator
-from rig.bus import Bus, BusMessage, topic_filter
+from rig.bus import Bus, BusError, BusMessage, topic_filter
 
 
 def game(
@@ -79,6 +79,10 @@ class SimRig:
         await self.publish_status(state)
 
     async def publish_status(self, state: str) -> None:
+        with contextlib.suppress(BusError):
+            await self._status(state)
+
+    async def _status(self, state: str) -> None:
         await self.bus.publish_status(
             self.table_id,
             {
@@ -93,15 +97,14 @@ class SimRig:
 
     async def publish_state(self) -> None:
         last = self.log[-1] if self.log else None
-        await self.bus.publish_state(
-            self.table_id,
-            {
-                "table_id": self.table_id,
-                "session_id": self.session_id,
-                "last_seq": len(self.log) - 1,
-                "ts": last.ts if last else 0.0,
-            },
-        )
+        state = {
+            "table_id": self.table_id,
+            "session_id": self.session_id,
+            "last_seq": len(self.log) - 1,
+            "ts": last.ts if last else 0.0,
+        }
+        with contextlib.suppress(BusError):
+            await self.bus.publish_state(self.table_id, state)
 
     def _append(self, event: Event) -> Event:
         ev = event.model_copy(
@@ -116,8 +119,11 @@ class SimRig:
         return ev
 
     async def _publish(self, ev: Event) -> None:
+        """Publish a logged event; with the broker away it stays logged only, and the
+        dashboard asks for it again (``resend_from``) once it sees the gap."""
         self.sent[ev.seq] = time.perf_counter()
-        await self.bus.publish_event(self.table_id, ev.model_dump_json())
+        with contextlib.suppress(BusError):
+            await self.bus.publish_event(self.table_id, ev.model_dump_json())
 
     async def play(self, n: int = 1) -> list[Event]:
         """Log and publish the next ``n`` scripted events."""

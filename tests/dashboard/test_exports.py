@@ -36,7 +36,7 @@ def test_exports(dash: Dash) -> None:
     jsonl = c.get("/export/records/T1/S1.jsonl").text.splitlines()
     assert [json.loads(x)["seq"] for x in jsonl] == [e.seq for e in log]  # type: ignore[attr-defined]
     st = list(csv.DictReader(io.StringIO(c.get("/export/standings.csv").text)))
-    assert [s["name"] for s in st if s["kind"] == "player"][0] == max(
+    assert next(s["name"] for s in st if s["kind"] == "player") == max(
         duty.totals(), key=duty.totals().get
     )
 
