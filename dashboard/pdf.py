@@ -25,7 +25,7 @@ def card_pdf(card: ScoreCard) -> bytes:
     head = ["#", "Dealer 庄", "Winner 和", "Value", "Patterns 番种", *card.players]
     rows: list[list[object]] = [list(head)]
     for r in card.rows:
-        pats = ", ".join(f"{p.id} {p.name} {p.points}" for p in r.patterns)
+        pats = ", ".join(f"{p.name} {p.name_zh} {p.points}" for p in r.patterns)
         if r.penalty_rules:
             pats += " | " + "; ".join(r.penalty_rules)
         who = (

@@ -121,7 +121,7 @@ class SimRig:
     async def _publish(self, ev: Event) -> None:
         """Publish a logged event; with the broker away it stays logged only, and the
         dashboard asks for it again (``resend_from``) once it sees the gap."""
-        self.sent[ev.seq] = time.perf_counter()
+        self.sent.setdefault(ev.seq, time.perf_counter())  # the first try: outages count
         with contextlib.suppress(BusError):
             await self.bus.publish_event(self.table_id, ev.model_dump_json())
 
