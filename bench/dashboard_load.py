@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -41,6 +42,10 @@ from rig.bus.mqtt import MqttBus  # noqa: E402
 
 PASSWORD = "bench password 1"
 TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
 
 
 def mjref(*args: str, stdin: str | None = None) -> None:
@@ -94,6 +99,7 @@ async def run(args: argparse.Namespace) -> int:
             db = cluster.create_database("dashload")
         else:
             db = f"sqlite:///{tmp / 'dash.sqlite'}"
+        say("starting: broker and database up; migrating")
         mjref("dashboard", "migrate", "--db", db)
         mjref(
             "users",
@@ -129,11 +135,12 @@ async def run(args: argparse.Namespace) -> int:
         )
         base = f"http://127.0.0.1:{port}"
         async with httpx.AsyncClient(base_url=base) as http:
-            for _ in range(200):
+            up = time.monotonic() + 120  # a busy machine imports slowly
+            while time.monotonic() < up and dash.poll() is None:
                 with contextlib.suppress(httpx.HTTPError):
                     if (await http.get("/healthz")).status_code == 200:
                         break
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.1)
             else:
                 print(
                     "bench: the dashboard did not start:",
@@ -159,7 +166,8 @@ async def run(args: argparse.Namespace) -> int:
                 asyncio.create_task(client(f"ws://127.0.0.1:{port}/ws", cookie, got, ready, count))
                 for _ in range(args.clients)
             ]
-            await asyncio.wait_for(ready.wait(), 30)
+            await asyncio.wait_for(ready.wait(), 60)
+            say("clients connected; simulating the sessions")
             needed = int(args.rate * args.seconds) + 10
             rigs: list[SimRig] = []
             for i in range(args.rigs):
@@ -169,8 +177,10 @@ async def run(args: argparse.Namespace) -> int:
                 rig = SimRig(bus, f"T{i + 1:03d}", "S1", events)
                 rigs.append(rig)
             for rig in rigs:
-                await rig.bus.wait_connected(10)  # type: ignore[attr-defined]
+                if not await rig.bus.wait_connected(30):  # type: ignore[attr-defined]
+                    raise RuntimeError(f"{rig.table_id} could not reach the broker")
                 await rig.start()
+            say("rigs connected; load running")
             cpu0, t0 = cpu_seconds(dash.pid), time.perf_counter()
             period = 1.0 / args.rate
             restarted = False
@@ -283,6 +293,7 @@ def main() -> int:
     if min(args.rigs, args.rate, args.clients) < 1 or args.seconds <= 0:
         print("--rigs, --rate, --clients must be ≥ 1 and --seconds > 0", file=sys.stderr)
         return 2
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # clean up broker and database
     return asyncio.run(run(args))
 
 
