@@ -108,7 +108,10 @@ def login_post(
 
 @router.get("/", response_class=HTMLResponse)
 def overview(
-    request: Request, sort: str = "alerts", actor: Actor = Depends(need(EVERYONE))
+    request: Request,
+    sort: str = "alerts",
+    only: str = "",
+    actor: Actor = Depends(need(EVERYONE)),
 ) -> Response:
     svc = services(request)
     cards = views.cards(
@@ -117,7 +120,9 @@ def overview(
         svc.clock(),
         "table" if sort == "table" else "alerts",
     )
-    return page(request, actor, "overview.html", cards=cards, sort=sort, view="overview")
+    if only == "alerts":
+        cards = [c for c in cards if c["open_alerts"]]
+    return page(request, actor, "overview.html", cards=cards, sort=sort, only=only, view="overview")
 
 
 @router.get("/alerts", response_class=HTMLResponse)

@@ -67,3 +67,12 @@ def test_place_points_share_ties_and_tiebreak_order() -> None:
     y = Line("y", rank_points=4, score=30, wins=0)
     assert sorted([x, y], key=lambda line: line.key(["rank_points", "score"]))[0] is y
     assert sorted([x, y], key=lambda line: line.key(["rank_points", "wins"]))[0] is x
+
+
+def test_both_languages_have_every_word_and_every_rule_both() -> None:
+    from dashboard.i18n import catalogue
+    from dashboard.rules import summaries
+
+    words = catalogue()
+    assert set(words["en"]) == set(words["zh"])
+    assert all(v.get("en") and v.get("zh") for v in summaries().values())
