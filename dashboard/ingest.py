@@ -152,12 +152,19 @@ class Ingest:
                 self.refused += 1
                 first = exc.errors()[0]
                 where = ".".join(str(x) for x in first["loc"])
-                log.warning(
-                    "refused %s seq %s: %s: %s",
-                    env.get("table_id"),
-                    env.get("seq"),
-                    where,
-                    first["msg"],
+                text = f"event seq {env.get('seq')} refused: {where}: {first['msg']}"
+                log.warning("%s: %s", env.get("table_id"), text)
+                table_id = str(env.get("table_id", "?"))
+                alert = {
+                    "table_id": table_id,
+                    "session_id": str(env.get("session_id", "")),
+                    "source": "dashboard",
+                    "type": "alert",
+                    "payload": {"rule": "SYS-ingest", "severity": "critical", "message": text},
+                }
+                t = topic(self.bus.venue, table_id, "alerts")
+                await self._rig_alert(
+                    BusMessage(t, self.bus.venue, table_id, "alerts", None, alert), now
                 )
         if events:
             stored = await asyncio.to_thread(

@@ -152,6 +152,10 @@ def detail(live: LiveState, table_id: str, hands: int, now: float) -> dict[str, 
             for e in lt.events[-40:][::-1]
         ],
         "items": [i.view(lt) for i in sorted_items(lt.items)],
+        "rig_alerts": [
+            a.get("payload", {}) | {"received": a.get("received")}
+            for a in live.rig_alerts.get(table_id, [])[-20:][::-1]
+        ],
     }
 
 

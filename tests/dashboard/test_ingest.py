@@ -104,3 +104,16 @@ def test_restart_rebuilds_the_same_live_state(db_url: str | None, tmp_path: Path
     with Dash(settings) as again:  # a new process' worth of state: only the database
         assert again.svc.live.digest() == before
         assert pending[0]["id"] in again.svc.live.tables["T5"].acked
+
+
+def test_a_malformed_event_is_an_alert_not_a_silent_loss(dash: Dash) -> None:
+    rig = dash.rig("T6", game("T6", "S1", seed=2, hands=1))
+    dash.call(rig.play, 3)
+    dash.wait(lambda: dash.seq("T6") == 2)
+    bad = {**rig.log[2].model_dump(mode="json"), "seq": 3, "type": "discard", "payload": {}}
+    dash.call(dash.bus.publish_event, "T6", bad)
+    dash.wait(lambda: bool(dash.svc.live.rig_alerts.get("T6")))
+    alert = dash.svc.live.rig_alerts["T6"][-1]["payload"]
+    assert alert["rule"] == "SYS-ingest" and "seq 3 refused" in alert["message"]
+    c, _ = dash.login("viewer")
+    assert "SYS-ingest" in c.get("/tables/T6").text
