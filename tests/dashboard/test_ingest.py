@@ -117,3 +117,33 @@ def test_a_malformed_event_is_an_alert_not_a_silent_loss(dash: Dash) -> None:
     assert alert["rule"] == "SYS-ingest" and "seq 3 refused" in alert["message"]
     c, _ = dash.login("viewer")
     assert "SYS-ingest" in c.get("/tables/T6").text
+
+
+def test_clock_controls_are_events_logged_by_the_table(dash: Dash) -> None:
+    rig = dash.rig("T8", game("T8", "S1", seed=2, hands=1))
+    dash.call(rig.play, 30)
+    dash.wait(lambda: dash.seq("T8") == 29)
+    c, csrf = dash.login("referee")
+    h = {"X-CSRF-Token": csrf}
+    assert (
+        c.post(
+            "/api/tables/T8/controls", json={"action": "extend", "seat": "E"}, headers=h
+        ).status_code
+        == 422
+    )  # the seconds are missing
+    for body in (
+        {"action": "pause"},
+        {"action": "resume"},
+        {"action": "extend", "seat": "S", "seconds": 20},
+        {"action": "late", "seat": "W", "seconds": 45},
+    ):
+        assert c.post("/api/tables/T8/controls", json=body, headers=h).status_code == 200
+    dash.wait(lambda: dash.seq("T8") == 33)
+    assert [e.type for e in rig.log[-4:]] == [
+        "table_paused",
+        "table_resumed",
+        "clock_extended",
+        "player_late",
+    ]
+    audit = [e["action"] for e in c.get("/api/audit").json()]
+    assert audit[:4] == ["control_late", "control_extend", "control_resume", "control_pause"]
