@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "voice.cli",
     "vision.cli",
     "rig.rig_cli",
+    "rig.bus_cli",
     "dashboard.cli",
 )
 

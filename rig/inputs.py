@@ -143,15 +143,20 @@ class TableLinkInput(Input):
 
     async def run(self, sink: Sink) -> None:
         async with TableDriver(self.port, clock=self.clock) as driver:
-            while True:
-                try:
-                    output = await asyncio.wait_for(driver.next_output(), 0.5)
-                except TimeoutError:
-                    if driver.link.online:  # heartbeats answered: the table is there
-                        sink.alive(self.name)
-                    continue
+            beat = asyncio.create_task(self._heartbeats(driver, sink))
+            try:
+                async for output in driver.outputs():
+                    sink.alive(self.name)
+                    sink.submit(self.name, output)
+            finally:
+                beat.cancel()
+
+    async def _heartbeats(self, driver: TableDriver, sink: Sink) -> None:
+        """A quiet table is alive while the link hears its heartbeats (no output then)."""
+        while True:
+            await self.clock.sleep(0.5)
+            if driver.link.online:
                 sink.alive(self.name)
-                sink.submit(self.name, output)
 
 
 class CameraFileInput(Input):
@@ -171,19 +176,19 @@ class CameraFileInput(Input):
         self.done = skip  # lines already logged
 
     async def run(self, sink: Sink) -> None:
-        with self.path.open("r", encoding="utf-8") as f:
-            line_no = 0
+        with self.path.open("rb") as f:
+            line_no, pending = 0, b""
             while True:
-                text = f.readline()
-                if not text.endswith("\n"):
+                pending += f.readline()
+                if not pending.endswith(b"\n"):  # at the end, maybe in the middle of a line
                     if not self.follow:
-                        if text.strip():
-                            self._line(line_no + 1, text, sink)
+                        if pending.strip() and line_no + 1 > self.done:
+                            self._line(line_no + 1, pending.decode("utf-8", "replace"), sink)
                         return
-                    f.seek(f.tell() - len(text.encode("utf-8")))  # a partial line: wait for it
-                    await self.clock.sleep(0.02)
+                    await self.clock.sleep(0.02)  # the camera pipeline writes more
                     continue
                 line_no += 1
+                text, pending = pending.decode("utf-8", "replace"), b""
                 sink.alive(self.name)
                 if line_no > self.done and text.strip():
                     self._line(line_no, text, sink)
@@ -246,16 +251,13 @@ class VoiceInput(Input):
             raise RuntimeError(f"voice worker exited {code}: {err[-1] if err else 'no output'}")
 
 
-class CommandEvents:
-    """Referee commands from the bus (``cmd/event``): a payload of a known type, logged with
-    source ``referee`` (a decision, a clock adjustment, a pause …)."""
-
-    @staticmethod
-    def draft(command: dict[str, Any]) -> Draft:
-        kind = command.get("type")
-        model = PAYLOADS.get(kind) if isinstance(kind, str) else None
-        if model is None:
-            raise ValueError(f"unknown event type {kind!r}; expected one of {', '.join(PAYLOADS)}")
-        payload = model.model_validate(command.get("payload") or {})
-        evidence = tuple(str(e) for e in command.get("evidence", ()))
-        return Draft(payload, Source.REFEREE, 1.0, evidence)
+def referee_draft(command: dict[str, Any]) -> Draft:
+    """A referee's command from the bus (``cmd/event``): a payload of a known type, logged with
+    source ``referee`` (a decision, a clock adjustment, a pause …); ValueError names the fault."""
+    kind = command.get("type")
+    model = PAYLOADS.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise ValueError(f"unknown event type {kind!r}; expected one of {', '.join(PAYLOADS)}")
+    payload = model.model_validate(command.get("payload") or {})
+    evidence = tuple(str(e) for e in command.get("evidence", ()))
+    return Draft(payload, Source.REFEREE, 1.0, evidence)

@@ -28,7 +28,6 @@ from rig.bus import Bus, BusError, BusMessage, Kind, topic, topic_filter
 from rig.config import RigConfig
 from rig.inputs import (
     CameraFileInput,
-    CommandEvents,
     Draft,
     Health,
     Input,
@@ -36,6 +35,7 @@ from rig.inputs import (
     Supervisor,
     TableLinkInput,
     VoiceInput,
+    referee_draft,
 )
 from rig.metrics import HEALTH, Metrics
 from table_io.bridge import TableBridge, TableSource
@@ -43,6 +43,7 @@ from table_io.clock import Clock, MonotonicClock
 
 log = logging.getLogger(__name__)
 BATCH = 512  # submissions per group commit
+IN_FLIGHT = 64  # QoS 1 publishes awaiting their PUBACK at once
 PUBLISHED_TOPIC_KINDS: dict[str, Kind] = {"alert": "alerts", "proposal": "alerts"}
 
 
@@ -112,15 +113,15 @@ class Rig:
         self._status_now = asyncio.Event()
         self._state_dirty = True
         self._tasks: list[asyncio.Task[None]] = []
+        self._inflight: set[asyncio.Task[None]] = set()
 
     # ---- wiring ------------------------------------------------------------------------------
 
     def _inputs(self) -> list[Input]:
-        cfg, out = self.cfg, []
-        link: list[Input] = []
+        cfg, out = self.cfg, list[Input]()
         if cfg.table_link is not None:
-            link = [TableLinkInput(cfg.table_link.port, self.clock, cfg.table_link.silent_after)]
-        out += link
+            link = cfg.table_link
+            out.append(TableLinkInput(link.port, self.clock, link.silent_after))
         if cfg.voice is not None:
             v = cfg.voice
             argv = ["--file", str(v.file)] if v.file is not None else ["--device", str(v.device)]
@@ -202,7 +203,7 @@ class Rig:
 
     def _changed(self, name: str, health: Health) -> None:
         self.metrics.health.labels(name).set(HEALTH[health.state])
-        if health.state != "ok":
+        if health.state != "ok" and not health.silent:  # the watchdog alerts silence itself
             self.alert(
                 name,
                 "warning" if health.state == "degraded" else "critical",
@@ -225,20 +226,27 @@ class Rig:
         )
 
     def _ingest(self, item: Submission) -> list[tuple[Event, list[EngineEvent]]]:
-        """Number and apply one submission's events, in order (each sees the state the last
-        left); table outputs go through table_io's bridge."""
+        """Number and apply one submission's events, in order; table outputs go through
+        table_io's bridge, one machine event at a time (each sees the state the last left)."""
         if isinstance(item, Draft):
-            events = [self._event(item)]
-        else:
-            events = []
-            for machine in self.table_source.machine_events(item):
-                events += self.bridge.convert(machine, self.duty.state)
+            return self._apply([self._event(item)])
+        out = []
+        for machine in self.table_source.machine_events(item):
+            out += self._apply(self.bridge.convert(machine, self.duty.state))
+        return out
+
+    def _apply(self, events: list[Event]) -> list[tuple[Event, list[EngineEvent]]]:
         out = []
         for ev in events:
             if ev.ts < self.last_ts:  # one time line for all sources
                 ev = ev.model_copy(update={"ts": self.last_ts})
             self.last_ts = ev.ts
-            outputs = self.duty.apply(ev).outputs()
+            try:
+                outputs = self.duty.apply(ev).outputs()
+            except Exception as exc:  # an engine fault: the event still goes in the log (no gap)
+                log.exception("seq %d: the core failed on it", ev.seq)
+                self.alert("core", "critical", f"seq {ev.seq}: the core failed: {exc}"[:300])
+                outputs = []
             self.outputs += outputs
             out.append((ev, outputs))
         return out
@@ -267,54 +275,59 @@ class Rig:
             self._state_dirty = True
 
     async def _publisher(self) -> None:
-        delay = 0.05
+        """Publish the outbox in order with up to ``IN_FLIGHT`` QoS 1 publishes awaiting their
+        PUBACK (a sliding window: small, as the MQTT client's bookkeeping is linear in it). A
+        message the broker did not take is sent again until it does; consumers drop duplicates
+        and reorder by seq."""
+        window = asyncio.Semaphore(IN_FLIGHT)
         while True:
-            batch = [await self._outbox.get()]
-            while len(batch) < 4 * BATCH and not self._outbox.empty():
-                batch.append(self._outbox.get_nowait())
-            while True:
-                results = await asyncio.gather(
-                    *(
-                        self.bus.publish(topic(self.bus.venue, self.table_id, kind), text, kind)
-                        for kind, text, _ in batch
-                    ),
-                    return_exceptions=True,
-                )
-                errors = [r for r in results if isinstance(r, BaseException)]
-                if not errors:
-                    break
-                if not all(isinstance(e, BusError) for e in errors):
-                    raise next(e for e in errors if not isinstance(e, BusError))
-                self.metrics.publish_errors.inc(len(errors))
-                await asyncio.sleep(delay)  # the broker is away: the same batch again
-                delay = min(delay * 2, 2.0)
-            delay = 0.05
-            now = time.perf_counter()
-            self.metrics.published.inc(len(batch))
-            for _, _, t_in in batch:
-                if t_in is not None:
-                    self.metrics.delivered(now - t_in)
+            item = await self._outbox.get()
+            await window.acquire()
+            self._inflight.add(asyncio.create_task(self._publish_one(item, window)))
 
-    async def _publish_now(self, kind: Kind, payload: dict[str, Any]) -> None:
-        with contextlib.suppress(BusError):
-            await self.bus._send(self.table_id, kind, payload)
+    async def _publish_one(
+        self, item: tuple[Kind, str, float | None], window: asyncio.Semaphore
+    ) -> None:
+        kind, text, t_in = item
+        delay = 0.05
+        try:
+            while True:
+                try:
+                    await self.bus.publish(topic(self.bus.venue, self.table_id, kind), text, kind)
+                    break
+                except BusError:
+                    self.metrics.publish_errors.inc()
+                    await asyncio.sleep(delay)  # the broker is away: again, later
+                    delay = min(delay * 2, 2.0)
+            self.metrics.published.inc()
+            if t_in is not None:
+                self.metrics.delivered(time.perf_counter() - t_in)
+        finally:
+            window.release()
+            task = asyncio.current_task()
+            if task is not None:
+                self._inflight.discard(task)
+
+    async def _publish_status(self, payload: dict[str, Any]) -> None:
+        with contextlib.suppress(BusError):  # the next one goes out when the broker is back
+            await self.bus.publish_status(self.table_id, payload)
 
     async def _reporter(self) -> None:
-        """The retained state (when it changed, at most every ``state_every``) and status
-        (every ``status_every``, and at once when an input's health changes)."""
+        """The retained state (when it changed, at most every ``state_every``; queued behind the
+        events it covers, so it never announces one a subscriber cannot have yet) and status
+        (every ``status_every``, and soon after an input's health changed)."""
         last_status = 0.0
         bus = self.cfg.bus
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._status_now.wait(), bus.state_every)
-            if self._state_dirty and self._outbox.empty():
+            await asyncio.sleep(bus.state_every)  # not wait_for: it may swallow a cancel (3.11)
+            if self._state_dirty:
                 self._state_dirty = False
-                await self._publish_now("state", self.state())
+                self._outbox.put_nowait(("state", json.dumps(self.state()), None))
             now = time.monotonic()
             if self._status_now.is_set() or now - last_status >= bus.status_every:
                 self._status_now.clear()
                 last_status = now
-                await self._publish_now("status", self.status())
+                await self._publish_status(self.status())
 
     async def _watchdog(self) -> None:
         """An input silent past its limit → a RIG-INPUT alert citing it, health degraded."""
@@ -342,7 +355,7 @@ class Rig:
         async for message in sub:
             try:
                 self._command(message)
-            except (ValueError, TypeError) as exc:
+            except Exception as exc:  # a bad command never stops the rig: it is answered
                 self.alert("commands", "warning", f"cmd/{message.name} refused: {exc}"[:300])
 
     def _command(self, message: BusMessage) -> None:
@@ -350,7 +363,7 @@ class Rig:
         if message.name == "resend_from":
             self.resend(p.get("seq"), p.get("stream", "log"), p.get("session_id"))
         elif message.name == "event":
-            self.submit("commands", CommandEvents.draft(p))
+            self.submit("commands", referee_draft(p))
         elif message.name == "ping":
             self._status_now.set()
         else:
@@ -361,18 +374,15 @@ class Rig:
         engine's outputs from ``seq`` (re-derived from the log at start, kept since)."""
         if not isinstance(seq, int) or seq < 0:
             raise ValueError(f"seq = {seq!r}; expected a number ≥ 0")
+        texts: list[tuple[Kind, str]]
         if session not in (None, self.session_id):
             if stream != "log":
                 raise ValueError("the engine stream is served for the current session only")
             events = self.store.events(self.table_id, str(session), seq)
             texts = [("events", ev.model_dump_json()) for ev in events]
         elif stream == "log":
-            last = self.sequencer.next - 1
-            texts = [
-                ("events", ev.model_dump_json())
-                for ev in self.store.events(self.table_id, self.session_id, seq)
-                if ev.seq <= last
-            ]
+            events = self.store.events(self.table_id, self.session_id, seq)
+            texts = [("events", ev.model_dump_json()) for ev in events]
         elif stream == "engine":
             texts = [
                 (PUBLISHED_TOPIC_KINDS.get(o.type, "events"), o.model_dump_json())
@@ -381,7 +391,7 @@ class Rig:
         else:
             raise ValueError(f"stream = {stream!r}; expected log or engine")
         for kind, text in texts:
-            self._outbox.put_nowait((kind, text, None))  # type: ignore[arg-type]
+            self._outbox.put_nowait((kind, text, None))
 
     # ---- running -----------------------------------------------------------------------------
 
@@ -408,22 +418,30 @@ class Rig:
         self._status_now.set()
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        pending = {t for t in self._tasks if not t.done()}
+        while pending:  # a library may swallow one cancel (wait_for in 3.11): cancel again
+            for task in pending:
+                task.cancel()
+            _, pending = await asyncio.wait(pending, timeout=0.5)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._drain(), 5)
-        await self._publish_now("status", {**self.status("offline"), "reason": "stopped"})
+        for task in set(self._inflight):
+            task.cancel()
+        await self._publish_status({**self.status("offline"), "reason": "stopped"})
         await self.bus.close()
         self.store.close()
 
     async def _drain(self) -> None:
-        """What was logged but not published yet goes out before a clean stop."""
+        """What was logged but not published yet goes out before a clean stop (what cannot is
+        found again by consumers: resend_from)."""
+        if self._inflight:
+            await asyncio.wait(set(self._inflight))
         while not self._outbox.empty():
             kind, text, _ = self._outbox.get_nowait()
             await self.bus.publish(topic(self.bus.venue, self.table_id, kind), text, kind)
+
+    def _quiet(self) -> bool:
+        return self._queue.empty() and self._outbox.empty() and not self._inflight
 
     def failed(self) -> BaseException | None:
         """A core task that died (a disk error on the log): the rig must stop and restart."""
@@ -436,9 +454,9 @@ class Rig:
         """Wait until every submission is logged and published (tests, benches)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self._queue.empty() and self._outbox.empty():
+            if self._quiet():
                 await asyncio.sleep(0.02)
-                if self._queue.empty() and self._outbox.empty():
+                if self._quiet():
                     return True
             await asyncio.sleep(0.01)
         return False

@@ -18,6 +18,8 @@ import aiomqtt
 from rig.bus import QOS, RETAINED, Bus, BusError, BusMessage, Kind, Subscription, encode
 
 log = logging.getLogger(__name__)
+_client_log = logging.getLogger(f"{__name__}.client")
+_client_log.setLevel(logging.ERROR)  # not aiomqtt's "N pending publish calls": we queue on purpose
 DEFAULT_PORT = 1883
 
 
@@ -105,7 +107,13 @@ class MqttBus(Bus):
                 will = aiomqtt.Will(self._will[0], encode(dict(self._will[1])), qos=1, retain=True)
             try:
                 async with aiomqtt.Client(
-                    self.host, self.port, will=will, timeout=self._timeout, keepalive=10
+                    self.host,
+                    self.port,
+                    will=will,
+                    timeout=self._timeout,
+                    keepalive=10,
+                    logger=_client_log,
+                    max_inflight_messages=128,
                 ) as client:
                     for f in self._filters:
                         await client.subscribe(f, qos=1)

@@ -32,11 +32,11 @@ WAIT = 30.0  # generous: only reached when something is broken
 # The hand of referee/EVENTS.md ("A complete hand, written by hand"), split by who sees what:
 # the referee's tablet / camera the seating and the play, the table the wall and the dice,
 # the microphones South's spoken win.
-CAMERA_SETUP = [
+CAMERA_SETUP: list[tuple[str, dict[str, Any]]] = [
     ("session_started", {"players": ["Ann", "Bo", "Chen", "Dai"]}),
     ("seat_draw", {"roller": 0, "roll1": 5, "roll2": 5, "winds": ["E", "S", "W", "N"]}),
 ]
-CAMERA_PLAY = [
+CAMERA_PLAY: list[tuple[str, dict[str, Any]]] = [
     ("deal", {"hands": {"E": "123m456m789mESWN5p", "S": "234m567m789p111p5p",
                         "W": "678p123s789s22sFF", "N": "55s66s77sCCC2p9pEE"}}),
     ("discard", {"seat": "E", "tile": "N"}),
@@ -49,7 +49,7 @@ CAMERA_PLAY = [
     ("draw", {"seat": "E", "tile": "4p"}),
     ("discard", {"seat": "E", "tile": "5p"}),
 ]  # fmt: skip
-CAMERA_WIN = [("win", {"seat": "S"})]
+CAMERA_WIN: list[tuple[str, dict[str, Any]]] = [("win", {"seat": "S"})]
 CALL_AT = 3.0  # seconds into the WAV: South says "hu2"
 
 
