@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.cli",
     "rig.rig_cli",
     "rig.bus_cli",
+    "dashboard.cli",
 )
 
 
