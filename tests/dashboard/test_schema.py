@@ -19,9 +19,11 @@ from dashboard.simrig import game  # noqa: E402
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dash]:
     with Dash(prepare(None, Path(tmp_path_factory.mktemp("schema")) / "data")) as d:
-        rig = d.rig("T1", game("T1", "S1", seed=3, hands=1))
-        d.call(rig.play, 60)
-        d.wait(lambda: d.seq("T1") == 59)
+        events = game("T1", "S1", seed=3, hands=1)
+        rig = d.rig("T1", events)
+        played = min(60, len(events))
+        d.call(rig.play, played)
+        d.wait(lambda: d.seq("T1") == played - 1)
         yield d
 
 
