@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit codes (README "Exit codes"): 0 done, 1 done with findings, 2 usage or unreadable
+    input, 3 an internal error, 130 interrupted, 141 the reader went away."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -41,7 +43,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # last resort: commands report their own errors; this is a bug
+        if os.environ.get("MJREF_DEBUG"):
+            raise
+        print(f"mjref {args.command}: {_last_resort(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, OSError | UnicodeDecodeError) else 3
     return code
+
+
+def _last_resort(exc: Exception) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return f"the input is not UTF-8 text (byte {exc.start}: {exc.reason})"
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror}"
+    return (
+        f"internal error: {type(exc).__name__}: {exc} "
+        "(please report it with the command; MJREF_DEBUG=1 shows where)"
+    )
 
 
 if __name__ == "__main__":

@@ -50,5 +50,7 @@ def load_config(path: Path | None = None) -> VoiceConfig:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         return VoiceConfig.model_validate(data.get("voice", {}))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); expected a TOML file") from exc
     except (OSError, tomllib.TOMLDecodeError, ValidationError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc
