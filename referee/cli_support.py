@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,7 +34,9 @@ def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
-def float_in(low: float, high: float | None = None, *, above: bool = False) -> Callable[[str], float]:
+def float_in(
+    low: float, high: float | None = None, *, above: bool = False
+) -> Callable[[str], float]:
     """An argparse type: a finite number in [low, high] ((low, high] when ``above``)."""
     sign = ">" if above else "≥"
     expected = (
@@ -58,11 +61,18 @@ def float_in(low: float, high: float | None = None, *, above: bool = False) -> C
 PORT = int_in(0, 65535)
 
 
+def reason(exc: OSError) -> str:
+    """The system's short words for an OSError ("Address already in use"), not the wrapper's."""
+    code = exc.errno
+    return os.strerror(code) if code and code > 0 else exc.strerror or str(exc)
+
+
 def cannot(verb: str, path: Path | str, exc: OSError) -> str:
-    """``cannot write out.jsonl: No such file or directory (its folder must exist)``."""
-    reason = exc.strerror or str(exc)
+    """``cannot write x/out.jsonl: Not a directory (expected a writable path in an existing
+    folder)``."""
+    why = reason(exc)
     hint = {
         "write": "expected a writable path in an existing folder",
         "read": "expected a readable file",
     }.get(verb, "")
-    return f"cannot {verb} {path}: {reason}" + (f" ({hint})" if hint else "")
+    return f"cannot {verb} {path}: {why}" + (f" ({hint})" if hint else "")

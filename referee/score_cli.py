@@ -14,7 +14,6 @@ from referee.scoring import PROFILE_NAMES, ScoreResult, score
 from referee.scoring.payments import settle
 from referee.tiles import NotationError, format_tiles, parse_tile, parse_tiles, tile_name
 
-
 EXAMPLES = """examples:
   mjref score "234m234m666p88s34s" --win 5s --discard --seat E
   mjref score "PPP234m5s" --meld CCC --meld FFF --win 5s --profile zj33

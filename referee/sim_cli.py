@@ -18,7 +18,6 @@ from referee.game.render import render
 from referee.game.sim import Simulator
 from referee.game.table import Table
 
-
 IDENTIFIER = re.compile(r"[A-Za-z0-9_-]{1,32}")
 MAX_HANDS = 10_000  # about two minutes of simulation; more is a typo, not a game
 

@@ -5,12 +5,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from referee.cli_support import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, PORT, float_in, int_in
+from referee.cli_support import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    PORT,
+    float_in,
+    int_in,
+    reason,
+)
 
 if TYPE_CHECKING:
     from table_io.driver import TableDriver
@@ -83,7 +90,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         await table.run_script(args.events, args.rate)
         print(f"emitted {args.events} events; idling", file=sys.stderr, flush=True)
 
-    async def main() -> None:
+    async def main() -> int:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -94,9 +101,11 @@ def run_simulate(args: argparse.Namespace) -> int:
             await table.start()
         except OSError as exc:  # the TCP port is taken, or no pseudo-terminal is left
             where = f"TCP 127.0.0.1:{args.tcp}" if args.tcp is not None else "a pseudo-terminal"
-            print(f"mjref table simulate: cannot serve on {where}: {exc.strerror or exc}"
-                  + (" (expected a free port; 0 picks one)" if args.tcp is not None else ""),
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"mjref table simulate: cannot serve on {where}: {reason(exc)}"
+                + (" (expected a free port; 0 picks one)" if args.tcp is not None else ""),
+                file=sys.stderr,
+            )
             return EXIT_USAGE
         try:
             print(table.path, flush=True)
@@ -165,10 +174,9 @@ async def monitor(driver: TableDriver, *, as_json: bool, until_idle: float | Non
 def _never_up(driver: TableDriver, waited: float) -> int:
     error = driver.open_error
     if error is not None:
-        code = error.errno if isinstance(error, OSError) else None
-        reason = os.strerror(code) if code and code > 0 else getattr(error, "strerror", None)
+        why = reason(error) if isinstance(error, OSError) else str(error)
         print(
-            f"mjref table monitor: cannot open {driver.port}: {reason or error} "
+            f"mjref table monitor: cannot open {driver.port}: {why} "
             "(expected a serial device, or tcp://HOST:PORT of a table)",
             file=sys.stderr,
         )

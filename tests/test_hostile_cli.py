@@ -203,7 +203,9 @@ def cases_for(leaf: Leaf, chain: Chain, f: Files) -> list[Case]:
     good = good_positionals(leaf, f)
     base = {a.dest: good.get(a.dest, str(f.log) if _is_path(a) else "x") for a in positionals}
 
-    def argv(replace: dict[str, Arg] | None = None, level: int = 0, extra: tuple[Arg, ...] = ()) -> tuple[Arg, ...]:  # fmt: skip
+    def argv(
+        replace: dict[str, Arg] | None = None, level: int = 0, extra: tuple[Arg, ...] = ()
+    ) -> tuple[Arg, ...]:
         """The command with ``extra`` options given to the parser at ``level`` (its own)."""
         values = {**base, **(replace or {})}
         words: list[Arg] = []
@@ -218,7 +220,9 @@ def cases_for(leaf: Leaf, chain: Chain, f: Files) -> list[Case]:
         if _is_path(action):
             out += [Case(argv({action.dest: v}), True, f"{action.dest}={v!r}") for v in bad_files]
         else:
-            out += [Case(argv({action.dest: v}), False, f"{action.dest}={v!r}") for v in ("", b"\xff")]  # fmt: skip
+            out += [
+                Case(argv({action.dest: v}), False, f"{action.dest}={v!r}") for v in ("", b"\xff")
+            ]
     for level, parser in enumerate(chain):
         for action in parser._actions:
             if not action.option_strings or action.nargs == 0 or action.choices is not None:
@@ -236,7 +240,12 @@ def _hostile_values(action: argparse.Action, f: Files) -> list[tuple[Arg, bool]]
     if _is_path(action) and action.dest in OUTPUT_DESTS:
         return [(str(f.under_a_file), True), (str(f.rand / "deeper" / "x"), True)]
     if _is_path(action):  # an empty file may be a valid input (a config of defaults)
-        return [(str(f.missing), True), (str(f.rand), True), (f.not_utf8, True), (str(f.empty), False)]  # fmt: skip
+        return [
+            (str(f.missing), True),
+            (str(f.rand), True),
+            (f.not_utf8, True),
+            (str(f.empty), False),
+        ]
     kind = _number_kind(action)
     if kind is not None:
         values = ["-1", "0", "1" + "0" * 20] + (["nan", "inf"] if kind is float else [])
@@ -271,9 +280,19 @@ def run_cases(cases: list[Case], f: Files, serving: bool, home: Path) -> list[Re
     env = {k: v for k, v in os.environ.items() if not k.startswith("MJREF_")}
     env.update(HOME=str(home), PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
     subprocess.run(
-        [sys.executable, str(RUNNER), "cases.pkl", "results.pkl", str(len(cases) if serving else 4)],
-        cwd=home, env=env, stdin=subprocess.DEVNULL, check=True, timeout=30 * 60,
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(RUNNER),
+            "cases.pkl",
+            "results.pkl",
+            str(len(cases) if serving else 4),
+        ],
+        cwd=home,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        check=True,
+        timeout=30 * 60,
+    )
     results: list[Result] = pickle.loads((home / "results.pkl").read_bytes())
     return results
 
@@ -297,7 +316,9 @@ def judge(case: Case, result: Result, serving: bool) -> str | None:
 
 
 def test_every_subcommand_is_covered() -> None:
-    assert {("replay",), ("sheet",), ("score",), ("table", "monitor"), ("voice", "spot")} <= set(LEAVES)  # fmt: skip
+    assert {("replay",), ("sheet",), ("score",), ("table", "monitor"), ("voice", "spot")} <= set(
+        LEAVES
+    )
     for leaf in SERVING:
         assert leaf in LEAVES, f"{leaf} is no longer a subcommand"
 

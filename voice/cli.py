@@ -215,6 +215,10 @@ def run_enrol(args: argparse.Namespace) -> int:
     from voice.encoder import SpeechEncoder
     from voice.enrol import EnrolError, build_profile, check_player
 
+    unusable: tuple[type[Exception], ...] = (
+        AudioReadError,
+        *_setup_errors(),
+    )  # an argument, file or setup that will not do
     try:
         check_player(args.player)
         cfg = load_config(args.config)
@@ -226,7 +230,7 @@ def run_enrol(args: argparse.Namespace) -> int:
                 f"no takes found in {args.from_dir} (expected {WORDS[0]}_1.wav and the like)"
             )
         encoder = SpeechEncoder()
-    except (AudioReadError, *_setup_errors()) as exc:
+    except unusable as exc:
         print(f"mjref voice enrol: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:

@@ -51,6 +51,8 @@ def load_config(path: Path | None = None) -> VoiceConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         return VoiceConfig.model_validate(data.get("voice", {}))
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); expected a TOML file") from exc
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {exc.start}); expected a TOML file"
+        ) from exc
     except (OSError, tomllib.TOMLDecodeError, ValidationError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc

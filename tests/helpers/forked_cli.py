@@ -1,7 +1,7 @@
 """Run many `mjref` command lines, each in its own forked process, after one shared import.
 
-``python forked_cli.py CASES RESULTS [JOBS]``: CASES is a pickled list of (argv, stdin bytes, timeout
-seconds); RESULTS receives a list of (exit code or None when it ran past its timeout, stdout
+``python forked_cli.py CASES RESULTS [JOBS]``: CASES is a pickled list of (argv, stdin bytes,
+timeout seconds); RESULTS receives a list of (exit code or None when it ran past its timeout, stdout
 bytes, stderr bytes) in the same order. Each child starts from a process that has imported every
 command module but run none, so it behaves as `mjref ARGV` would — uncaught exceptions print
 their traceback and exit 1 — without paying for Python and numpy start-up a few hundred times.
@@ -92,8 +92,14 @@ def run_all(cases: list[Case], work: Path, jobs: int = JOBS) -> list[Result]:
 
 
 # What the handlers import lazily; not sounddevice, whose import starts PortAudio (no forking).
-PRELOAD = ("voice.spot", "voice.enrol", "table_io.driver", "table_io.sim.fake_table",
-           "vision.hand_reader", "vision.evaluate")  # fmt: skip
+PRELOAD = (
+    "voice.spot",
+    "voice.enrol",
+    "table_io.driver",
+    "table_io.sim.fake_table",
+    "vision.hand_reader",
+    "vision.evaluate",
+)
 
 if __name__ == "__main__":
     build_parser()  # import every command module once, before the first fork

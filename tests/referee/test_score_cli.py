@@ -65,8 +65,8 @@ def test_malformed_cases_get_an_error_and_the_rest_go_on() -> None:
         ]
     )
     out = mjref("score", "--json", stdin=stdin)
-    assert out.returncode == 0
-    assert "Traceback" not in out.stderr
+    assert out.returncode == 1  # done, but some cases could not be scored
+    assert out.stderr == "mjref score: 4 of 5 case(s) could not be scored\n"
     answers = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(answers) == 5
     assert answers[0] == {"id": "line 1", "error": answers[0]["error"]}
@@ -116,3 +116,34 @@ def test_one_hand_errors_are_clear() -> None:
 
 def test_no_tiles_without_json_is_a_usage_error() -> None:
     assert main(["score"]) == 2
+
+
+def test_exit_codes_a_script_can_trust() -> None:
+    good = TESTDATA.read_text().splitlines()[0]
+    assert mjref("score", "--json", stdin=good + "\n").returncode == 0
+    every_line_failed = mjref("score", "--json", stdin="{not json\n[]\n")
+    assert every_line_failed.returncode == 1
+    assert "2 of 2 case(s) could not be scored" in every_line_failed.stderr
+    nothing = mjref("score", "--json", stdin="\n\n")
+    assert nothing.returncode == 2
+    assert nothing.stderr == "mjref score: no hand case on stdin (expected JSON lines)\n"
+
+
+def test_a_line_that_is_not_utf8_is_one_failed_case() -> None:
+    good = TESTDATA.read_bytes().splitlines()[0]
+    out = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "score", "--json"],
+        input=b"\xff\xfe{}\n" + good + b"\n",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 1 and b"Traceback" not in out.stderr
+    first, second = (json.loads(line) for line in out.stdout.splitlines())
+    assert first == {"id": "line 1", "error": "line 1 is not UTF-8 text (byte 0)"}
+    assert second["id"] == "ZJ01" and second["total"] == 160
+
+
+def test_flowers_out_of_range_is_a_usage_error() -> None:
+    out = mjref("score", "234m234m666p88s34s", "--flowers", "9")
+    assert out.returncode == 2 and "--flowers: 9: expected an integer from 0 to 8" in out.stderr
