@@ -121,6 +121,8 @@ def score_case_line(raw: bytes, number: int, profile: str) -> dict[str, Any]:
         case = json.loads(line)
     except json.JSONDecodeError as exc:
         return {"id": case_id, "error": f"line {number} is not valid JSON: {exc.msg}"}
+    except RecursionError:
+        return {"id": case_id, "error": f"line {number}: JSON nested too deep for a hand case"}
     if not isinstance(case, dict):
         return {"id": case_id, "error": f"line {number}: expected a JSON object (a hand case)"}
     case_id = case.get("id", case_id)
