@@ -125,7 +125,7 @@ def run_spot(args: argparse.Namespace) -> int:
                     flush=True,
                 )
             else:
-                print(f"{path}: error: {exc}", file=sys.stderr)
+                print(f"mjref voice spot: {exc}", file=sys.stderr)
             continue
         except _setup_errors() as exc:  # a model or setup error stops everything: say it once
             print(f"mjref voice spot: {exc}", file=sys.stderr)

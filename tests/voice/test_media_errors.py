@@ -132,7 +132,7 @@ def test_spot_reports_a_truncated_file_as_an_error(
     captured = capsys.readouterr()
     assert f"{whole}: 0 call(s)" in captured.out and str(wav) not in captured.out
     assert captured.err.strip() == (
-        f"{wav}: error: {wav}: truncated: the header announces 64000 bytes of audio, "
+        f"mjref voice spot: {wav}: truncated: the header announces 64000 bytes of audio, "
         "the file holds 19956"
     )
 
