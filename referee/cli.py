@@ -46,20 +46,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # last resort: commands report their own errors; this is a bug
         if os.environ.get("MJREF_DEBUG"):
             raise
-        print(f"mjref {args.command}: {_last_resort(exc)}", file=sys.stderr)
-        return 2 if isinstance(exc, OSError | UnicodeDecodeError) else 3
+        message, code = _last_resort(exc)
+        print(f"mjref {args.command}: {message}", file=sys.stderr)
     return code
 
 
-def _last_resort(exc: Exception) -> str:
+def _last_resort(exc: Exception) -> tuple[str, int]:
+    """One line and an exit code for an exception no command caught."""
     if isinstance(exc, UnicodeDecodeError):
-        return f"the input is not UTF-8 text (byte {exc.start}: {exc.reason})"
-    if isinstance(exc, OSError) and exc.filename is not None:
-        return f"{exc.filename}: {exc.strerror}"
+        return f"the input is not UTF-8 text (byte {exc.start}: {exc.reason})", 2
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        return f"{where}{exc.strerror or exc}", 2
     return (
         f"internal error: {type(exc).__name__}: {exc} "
         "(please report it with the command; MJREF_DEBUG=1 shows where)"
-    )
+    ), 3
 
 
 if __name__ == "__main__":

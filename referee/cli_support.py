@@ -1,5 +1,5 @@
-"""What every `mjref` command shares at its edge: numbers checked at parse time, and one line
-for a file that cannot be read or written.
+"""What every `mjref` command shares at its edge: exit codes, numbers checked at parse time, and
+one line for an output that cannot be written.
 
 A value out of range is an argparse usage error (one line, exit 2) before any work starts, so a
 negative count or a huge one can neither crash a command nor make it run for ever.
@@ -67,12 +67,7 @@ def reason(exc: OSError) -> str:
     return os.strerror(code) if code and code > 0 else exc.strerror or str(exc)
 
 
-def cannot(verb: str, path: Path | str, exc: OSError) -> str:
+def cannot_write(path: Path | str, exc: OSError) -> str:
     """``cannot write x/out.jsonl: Not a directory (expected a writable path in an existing
     folder)``."""
-    why = reason(exc)
-    hint = {
-        "write": "expected a writable path in an existing folder",
-        "read": "expected a readable file",
-    }.get(verb, "")
-    return f"cannot {verb} {path}: {why}" + (f" ({hint})" if hint else "")
+    return f"cannot write {path}: {reason(exc)} (expected a writable path in an existing folder)"

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from referee.cli_support import EXIT_USAGE, cannot, float_in, int_in
+from referee.cli_support import EXIT_USAGE, cannot_write, float_in, int_in
 from referee.duties import RefereeTable
 from referee.game.inject import IrregularSimulator
 
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except OSError as exc:  # the output folder cannot be made or written
         path = exc.filename if exc.filename is not None else args.out
-        print(f"mjref demo: {cannot('write', path, exc)}", file=sys.stderr)
+        print(f"mjref demo: {cannot_write(path, exc)}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.cli_support import EXIT_USAGE, cannot, float_in, int_in
+from referee.cli_support import EXIT_OK, EXIT_USAGE, cannot_write, float_in, int_in
 from referee.duties import RefereeTable
 from referee.events import EngineEvent, LogLineError, parse_line
 from referee.game.inject import IrregularSimulator
@@ -76,17 +76,16 @@ def run_simulate(args: argparse.Namespace) -> int:
         sim = Simulator(args.profile, args.seed, table_id=args.table, session_id=args.session)
     if args.out is None:
         _write_events(sim, args.hands, sys.stdout)
-        return 0
+        return EXIT_OK
     try:
         with args.out.open("w", encoding="utf-8") as out:
             _write_events(sim, args.hands, out)
     except OSError as exc:
-        print(f"mjref simulate: {cannot('write', args.out, exc)}", file=sys.stderr)
+        print(f"mjref simulate: {cannot_write(args.out, exc)}", file=sys.stderr)
         return EXIT_USAGE
-    if args.out:
-        st = sim.table.state
-        print(f"wrote {sim.seq} events, {st.hands_played} hands to {args.out}", file=sys.stderr)
-    return 0
+    st = sim.table.state
+    print(f"wrote {sim.seq} events, {st.hands_played} hands to {args.out}", file=sys.stderr)
+    return EXIT_OK
 
 
 def _write_events(sim: Simulator, hands: int, out: TextIO) -> None:
@@ -211,7 +210,7 @@ def run_sheet(args: argparse.Namespace) -> int:
         try:
             args.html.write_text("\n".join(c.to_html() for c in cards), encoding="utf-8")
         except OSError as exc:
-            print(f"mjref sheet: {cannot('write', args.html, exc)}", file=sys.stderr)
+            print(f"mjref sheet: {cannot_write(args.html, exc)}", file=sys.stderr)
             return EXIT_USAGE
         print(f"wrote {len(cards)} card(s) to {args.html}", file=sys.stderr)
     totals = duty.totals()

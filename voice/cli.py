@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee.cli_support import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cannot, float_in, int_in
+from referee.cli_support import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cannot_write, float_in, int_in
 from voice.audio_io import AudioReadError
 from voice.config import ConfigError, VoiceConfig, load_config
 from voice.events import WORDS, CallHeard
@@ -215,10 +215,8 @@ def run_enrol(args: argparse.Namespace) -> int:
     from voice.encoder import SpeechEncoder
     from voice.enrol import EnrolError, build_profile, check_player
 
-    unusable: tuple[type[Exception], ...] = (
-        AudioReadError,
-        *_setup_errors(),
-    )  # an argument, file or setup that will not do
+    # an argument, a take file or a setup that will not do
+    unusable: tuple[type[Exception], ...] = (AudioReadError, *_setup_errors())
     try:
         check_player(args.player)
         cfg = load_config(args.config)
@@ -242,7 +240,7 @@ def run_enrol(args: argparse.Namespace) -> int:
     try:
         path = profile.save(profiles)
     except OSError as exc:
-        print(f"mjref voice enrol: {cannot('write', profiles, exc)}", file=sys.stderr)
+        print(f"mjref voice enrol: {cannot_write(profiles, exc)}", file=sys.stderr)
         return EXIT_USAGE
     print(f"enrolled {args.player}: {len(takes)} takes, {len(profile.labels)} windows → {path}")
     return EXIT_OK
