@@ -7,7 +7,11 @@ once: its file arguments get missing files, folders, random bytes, empty files a
 is not UTF-8; its output paths a folder that cannot exist; its numbers negative, huge and
 non-finite values; its strings empty and non-UTF-8 ones. Stdin is random bytes throughout.
 Cases known to need a particular answer (a busy TCP port, a pty where nothing answers, a
-microphone that does not exist) are listed in ``SPECIFIC``.
+microphone that does not exist) are listed in ``specific``.
+
+Each case runs in a process forked from one that imported the commands (tests/helpers/
+forked_cli.py), with MJREF_DEBUG=1: `mjref`'s last-resort handler then re-raises, so a case that
+only the safety net catches fails here until its command says what is wrong itself.
 """
 
 from __future__ import annotations
@@ -44,6 +48,12 @@ SERVING: set[Leaf] = {("table", "simulate"), ("voice", "listen")}
 SERVE_DEADLINE = 8.0
 DEADLINE = 120.0  # generous for a loaded 2-core box; real answers take a few seconds
 OUTPUT_DESTS = {"out", "html", "profiles"}  # Path options written to, not read
+# Still caught by the last resort only (one line, exit 2): the log reader (replay_file) does not
+# yet say that a log is not UTF-8. An entry that stops crashing fails: take it out.
+LAST_RESORT_FOR_NOW: dict[tuple[Leaf, str], str] = {
+    (("replay",), "log=random"): "UnicodeDecodeError",
+    (("sheet",), "log=random"): "UnicodeDecodeError",
+}
 
 
 Chain = tuple[argparse.ArgumentParser, ...]  # the parsers from `mjref` down to the subcommand
@@ -215,10 +225,19 @@ def cases_for(leaf: Leaf, chain: Chain, f: Files) -> list[Case]:
         return (*words, *good_options(leaf, f), *(extra if level == len(leaf) else ()))
 
     out = [Case(argv(), False, "good arguments")]
-    bad_files: list[Arg] = [str(f.missing), str(f.folder), str(f.rand), str(f.empty), f.not_utf8]
+    bad_files: dict[str, Arg] = {
+        "missing": str(f.missing),
+        "folder": str(f.folder),
+        "random": str(f.rand),
+        "empty": str(f.empty),
+        "not-utf8-name": f.not_utf8,
+    }
     for action in positionals:
         if _is_path(action):
-            out += [Case(argv({action.dest: v}), True, f"{action.dest}={v!r}") for v in bad_files]
+            out += [
+                Case(argv({action.dest: v}), True, f"{action.dest}={kind}")
+                for kind, v in bad_files.items()
+            ]
         else:
             out += [
                 Case(argv({action.dest: v}), False, f"{action.dest}={v!r}") for v in ("", b"\xff")
@@ -271,37 +290,58 @@ def _number_kind(action: argparse.Action) -> type | None:
     return None
 
 
-def run_cases(cases: list[Case], f: Files, serving: bool, home: Path) -> list[Result]:
+def _start_runner(
+    cases: list[Case], f: Files, deadline: float, jobs: int, home: Path
+) -> subprocess.Popen[bytes]:
     """Each case in its own process forked from one that imported the commands (forked_cli)."""
-    deadline = SERVE_DEADLINE if serving else DEADLINE
     stdin = f.rand.read_bytes()
     request = [([os.fsdecode(a) for a in c.argv], stdin, deadline) for c in cases]
     (home / "cases.pkl").write_bytes(pickle.dumps(request))
     env = {k: v for k, v in os.environ.items() if not k.startswith("MJREF_")}
-    env.update(HOME=str(home), PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
-    subprocess.run(
-        [
-            sys.executable,
-            str(RUNNER),
-            "cases.pkl",
-            "results.pkl",
-            str(len(cases) if serving else 4),
-        ],
-        cwd=home,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        check=True,
-        timeout=30 * 60,
+    env.update(
+        MJREF_DEBUG="1",
+        HOME=str(home),
+        PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
     )
-    results: list[Result] = pickle.loads((home / "results.pkl").read_bytes())
-    return results
+    command = [sys.executable, str(RUNNER), "cases.pkl", "results.pkl", str(jobs)]
+    return subprocess.Popen(command, cwd=home, env=env, stdin=subprocess.DEVNULL)
 
 
-def judge(case: Case, result: Result, serving: bool) -> str | None:
+@pytest.fixture(scope="module")
+def outcomes(
+    files: Files, tmp_path_factory: pytest.TempPathFactory
+) -> dict[Leaf, list[tuple[Case, Result]]]:
+    """Every case of every subcommand, run once: the commands that serve all at once (they
+    mostly wait), the others four at a time."""
+    groups: dict[bool, list[tuple[Leaf, Case]]] = {True: [], False: []}
+    for leaf, chain in LEAVES.items():
+        groups[leaf in SERVING] += [(leaf, c) for c in cases_for(leaf, chain, files)]
+    runs = {}
+    for serving, pairs in groups.items():
+        home = tmp_path_factory.mktemp("serving" if serving else "home")
+        cases = [c for _, c in pairs]
+        deadline, jobs = (SERVE_DEADLINE, len(cases)) if serving else (DEADLINE, 4)
+        runs[serving] = (home, _start_runner(cases, files, deadline, jobs, home))
+    out: dict[Leaf, list[tuple[Case, Result]]] = {leaf: [] for leaf in LEAVES}
+    for serving, (home, proc) in runs.items():
+        assert proc.wait(timeout=30 * 60) == 0
+        results: list[Result] = pickle.loads((home / "results.pkl").read_bytes())
+        for (leaf, case), result in zip(groups[serving], results, strict=True):
+            out[leaf].append((case, result))
+    return out
+
+
+def judge(leaf: Leaf, case: Case, result: Result) -> str | None:
     """None when the command behaved; else what went wrong, with its output."""
     code, out, err = result
     text = (out + err).decode("utf-8", "replace")
     shown = f"{case.what}: {' '.join(map(repr, case.argv))}\n{text[-1500:]}"
+    serving = leaf in SERVING
+    known = [e for (k, what), e in LAST_RESORT_FOR_NOW.items() if k == leaf and what == case.what]
+    if known:
+        last = text.strip().splitlines()[-1] if text.strip() else ""
+        ok = "Traceback" in text and last.startswith(known[0])
+        return None if ok else f"fixed at its root? take it out of LAST_RESORT_FOR_NOW — {shown}"
     if "Traceback" in text or "internal error" in text:
         return f"crashed — {shown}"
     if code is None:
@@ -312,10 +352,18 @@ def judge(case: Case, result: Result, serving: bool) -> str | None:
         return f"accepted a bad input (exit 0) — {shown}"
     if code != 0 and not text.strip():
         return f"exit {code} without a word — {shown}"
+    said = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
+    if code != 0 and len([line for line in said if not _usage(line)]) > 1:
+        return f"more than one line for one problem — {shown}"
     return None
 
 
-def test_every_subcommand_is_covered() -> None:
+def _usage(line: str) -> bool:
+    """argparse's usage block, printed above its one error line."""
+    return line.startswith(("usage:", " "))
+
+
+def test_the_subcommands_are_read_from_the_parser() -> None:
     assert {("replay",), ("sheet",), ("score",), ("table", "monitor"), ("voice", "spot")} <= set(
         LEAVES
     )
@@ -324,9 +372,7 @@ def test_every_subcommand_is_covered() -> None:
 
 
 @pytest.mark.parametrize("leaf", sorted(LEAVES), ids=lambda leaf: "-".join(leaf))
-def test_hostile_arguments(leaf: Leaf, files: Files, tmp_path: Path) -> None:
-    cases = cases_for(leaf, LEAVES[leaf], files)
-    serving = leaf in SERVING
-    results = run_cases(cases, files, serving, tmp_path)
-    problems = [p for c, r in zip(cases, results, strict=True) if (p := judge(c, r, serving))]
-    assert not problems, f"{len(problems)} of {len(cases)} cases:\n\n" + "\n\n".join(problems)
+def test_hostile_arguments(leaf: Leaf, outcomes: dict[Leaf, list[tuple[Case, Result]]]) -> None:
+    ran = outcomes[leaf]
+    problems = [p for case, result in ran if (p := judge(leaf, case, result))]
+    assert not problems, f"{len(problems)} of {len(ran)} cases:\n\n" + "\n\n".join(problems)

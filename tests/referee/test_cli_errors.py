@@ -63,3 +63,15 @@ def test_the_last_resort_is_one_line_and_exit_3(
     monkeypatch.setenv("MJREF_DEBUG", "1")
     with pytest.raises(IndexError):
         cli.main(["replay"])
+
+
+def test_a_log_that_is_not_utf8_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("MJREF_DEBUG", raising=False)
+    noise = tmp_path / "noise.jsonl"
+    noise.write_bytes(bytes(range(128, 256)) * 8)
+    for command in ("replay", "sheet"):
+        assert cli.main([command, str(noise)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2 and all("not UTF-8" in line for line in lines), lines
