@@ -165,3 +165,15 @@ def test_listen_options_out_of_range(
     with pytest.raises(SystemExit) as stop:
         mjref(["voice", "listen", *args])
     assert stop.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_a_threshold_out_of_range_in_the_config_file(
+    wav: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "voice.toml"
+    cfg.write_text('[voice]\nvosk_threshold = 7\nengine = "x"\n')
+    assert mjref(["voice", "spot", "--config", str(cfg), str(wav)]) == 2
+    assert capsys.readouterr().err == (
+        f"mjref voice spot: {cfg}: engine: Input should be 'spotter' or 'vosk' (got 'x'); "
+        "vosk_threshold: Input should be less than or equal to 1 (got 7)\n"
+    )
