@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.demo_cli",
     "table_io.cli",
     "referee.sim_cli",
+    "referee.records_cli",
     "voice.cli",
     "vision.cli",
 )

@@ -11,7 +11,7 @@ corrections) act on the clocks, the ledger and the card. The system proposes; re
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from referee.clocks import ClockProposal, TableClocks
@@ -23,6 +23,7 @@ from referee.events import (
     Discard,
     Draw,
     Event,
+    HandRuled,
     Kong,
     KongKind,
     MeldCorrected,
@@ -38,7 +39,7 @@ from referee.events import (
     WaitRequested,
     WinDeclared,
 )
-from referee.game.alerts import Alert, Severity
+from referee.game.alerts import Alert, Severity, damage_mark
 from referee.game.state import Phase, TableState
 from referee.game.table import Derived, Scorer, Step, Table
 from referee.hands import Wind
@@ -51,8 +52,16 @@ from referee.penalties import (
     Verdict,
 )
 from referee.proposals import from_alert, from_clock
-from referee.scoresheet import HANDS_PER_CARD, Correction, ScoreCard, SheetError, build_cards
+from referee.scoresheet import (
+    HANDS_PER_CARD,
+    Correction,
+    ScoreCard,
+    SheetError,
+    build_cards,
+)
 from referee.scoresheet import correction as make_correction
+
+RULED = {"void": "voided", "settle": "settled"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +107,7 @@ class RefereeTable:
         self.clocks = TableClocks()
         self.ledger = PenaltyLedger()
         self.corrections: list[Correction] = []
+        self.rulings: dict[int, HandRuled] = {}  # hand → the latest ruling on it
         self.signatures: dict[int, dict[str, float]] = {}  # half (1-based) → player → ts
         self.unspoken: dict[str, int] = {}  # WMC-5.2 count per player this session
         self.now = 0.0  # ts of the last event: the live view's clock
@@ -122,8 +132,13 @@ class RefereeTable:
             if found is not None:
                 proposals.append(found)
         if step.accepted:
+            hand = self.state.hand
+            damaged = damage_mark(hand.marks) if hand is not None else ""
             for clock in self._clocks(event, step):
                 alert, proposal = from_clock(clock, event.seq, self._hand_index())
+                if damaged:  # the turn may only seem long: an event of it is missing
+                    extra.append(replace(alert, damaged=damaged, penalty="", points=0))
+                    continue
                 extra.append(alert)
                 proposals.append(proposal)
         extra += self._referee(event, proposals)
@@ -135,6 +150,10 @@ class RefereeTable:
             self.state.alerts.extend(extra)
         self.state.out_seq = step.first_out + len(step.derived) + len(step.alerts)
         return step
+
+    def end_of_log(self) -> Step:
+        """The record ends here (a replayed file, not a live table): what it leaves open."""
+        return self.table.end_of_log()
 
     def apply_all(self, events: Iterable[Event]) -> list[Alert]:
         out: list[Alert] = []
@@ -243,11 +262,46 @@ class RefereeTable:
                 self.corrections.append(
                     make_correction(p.hand, p.player, p.points, p.reason, p.referee)
                 )
+            elif isinstance(p, HandRuled):
+                self._rule_hand(p)
         except LedgerError as exc:
             return [_refused("WMC-0.3", str(exc), seq)]
         except SheetError as exc:
             return [_refused("WMC-8.1", str(exc), seq)]
         return []
+
+    def _rule_hand(self, p: HandRuled) -> None:
+        """A referee voids or settles a hand (a damaged record's, usually): checked now, applied
+        to the card as corrections from the recorded payments to the ruled ones."""
+        results = self.state.results
+        if p.hand >= len(results):
+            raise SheetError(f"hand {p.hand + 1} is not on the card yet")
+        make_correction(p.hand, "", 0, p.reason, p.referee)  # checks the reason and referee
+        players = results[p.hand].players
+        if p.ruling == "void" and p.payments:
+            raise SheetError("a void ruling takes no payments: the hand scores 0 for everyone")
+        unknown = sorted(set(p.payments) - set(players))
+        if unknown:
+            raise SheetError(
+                f"{', '.join(unknown)} did not play hand {p.hand + 1}; expected some of "
+                f"{', '.join(players)}"
+            )
+        if sum(p.payments.values()):
+            raise SheetError(f"the settled payments add up to {sum(p.payments.values()):+d}, not 0")
+        self.rulings[p.hand] = p
+
+    def _all_corrections(self) -> list[Correction]:
+        """The referees' corrections, then each ruling as the corrections it amounts to."""
+        out = list(self.corrections)
+        for hand, ruling in sorted(self.rulings.items()):
+            result = self.state.results[hand]
+            for w in Wind:
+                player = result.players[w]
+                change = ruling.payments.get(player, 0) - result.deltas.get(w, 0)
+                if change:
+                    why = f"hand {RULED[ruling.ruling]}: {ruling.reason}"
+                    out.append(Correction(hand, player, change, why, ruling.referee))
+        return out
 
     def _sign(self, player: str, ts: float) -> None:
         st = self.state
@@ -286,7 +340,9 @@ class RefereeTable:
     def cards(self) -> list[ScoreCard]:
         """The score cards (WMC-8.1) with confirmed penalties, corrections and signatures."""
         st = self.state
-        cards = build_cards(st.table_id, st.session_id, st.results, self.ledger, self.corrections)
+        cards = build_cards(
+            st.table_id, st.session_id, st.results, self.ledger, self._all_corrections()
+        )
         for card in cards:
             card.signatures = dict(self.signatures.get(card.half, {}))
         return cards
@@ -298,7 +354,7 @@ class RefereeTable:
         for entry in self.ledger.confirmed():
             name = self._player(entry.proposal.hand, entry.proposal.seat)
             out[name] = out.get(name, 0) - entry.points
-        for c in self.corrections:
+        for c in self._all_corrections():
             out[c.player] = out.get(c.player, 0) + c.points
         return out
 

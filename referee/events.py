@@ -78,6 +78,7 @@ class Source(StrEnum):
     SIMULATOR = "simulator"
     ENGINE = "engine"
     MANUAL = "manual"  # written by hand (tests, EVENTS.md examples)
+    RECORD = "record"  # imported from a record of a game played elsewhere (referee.records)
 
 
 class Payload(BaseModel):
@@ -94,9 +95,11 @@ class SessionStarted(Payload):
     """Players at their provisional places (venue E, S, W, N) before the seat draw (WMC-2.1)."""
 
     TYPE: ClassVar[str] = "session_started"
-    profile: Literal["wmc", "zj33", "mcr"] = "wmc"
+    profile: Literal["wmc", "zj33", "mcr", "mcr-botzone", "mcr-online"] = "wmc"
     players: tuple[str, str, str, str]
     follow_suit: bool = True  # WMC-12.4 exemption invoked by discarders (WMC-7.5)
+    # MCR: the prevalent wind of the first round, for a record that starts mid-game (imports)
+    prevalent: SeatField = Wind.E
 
 
 class SeatDraw(Payload):
@@ -425,6 +428,19 @@ class ScoreCorrected(Payload):
     referee: str
 
 
+class HandRuled(Payload):
+    """A referee's ruling on a hand the record could not settle (referee/EVENTS.md, "A damaged
+    record"): ``void`` takes its payments off the card, ``settle`` puts ``payments`` (points per
+    player) in their place (WMC-8.1). ``hand`` is 0-based."""
+
+    TYPE: ClassVar[str] = "hand_ruled"
+    hand: Annotated[int, Field(ge=0)]
+    ruling: Literal["void", "settle"]
+    payments: dict[str, int] = Field(default_factory=dict)
+    reason: str
+    referee: str
+
+
 # ---- observations and decisions (logged; the engine keeps them out of the game state) -----
 
 
@@ -493,6 +509,7 @@ _DUTY_PAYLOADS: tuple[type[Payload], ...] = (
     PenaltyDecision,
     CardSigned,
     ScoreCorrected,
+    HandRuled,
 )
 
 _GAME_PAYLOADS: tuple[type[Payload], ...] = (
@@ -535,7 +552,7 @@ class Event(BaseModel):
     table_id: str
     session_id: str
     seq: Annotated[int, Field(ge=0)]
-    ts: float
+    ts: Annotated[float, Field(allow_inf_nan=False)]
     source: Source
     type: str
     payload: SerializeAsAny[Payload]

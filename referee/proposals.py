@@ -22,9 +22,10 @@ _CLOCK_KINDS = {Kind.FORFEIT: PenaltyKind.FORFEIT, Kind.ABSENT: PenaltyKind.FORF
 
 def from_alert(alert: Alert, hand: int, ts: float, unspoken_before: int) -> Proposal | None:
     """The proposal an engine alert carries (its ``penalty``), or WMC-5.2's escalation:
-    the first unspoken claim of a player is a warning, a repeated one a point penalty."""
+    the first unspoken claim of a player is a warning, a repeated one a point penalty. None for
+    a finding in a damaged record (``alert.damaged``): a referee looks at the hand first."""
     seat = alert.seat
-    if seat is None:
+    if seat is None or alert.damaged:
         return None
     evidence = (alert.seq, *alert.evidence)
     if alert.rule == "WMC-5.2" and not alert.rejected:

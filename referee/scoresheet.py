@@ -41,6 +41,8 @@ class Row:
     penalties: dict[str, int]
     penalty_rules: tuple[str, ...]
     totals: dict[str, int]  # running totals on this card after this hand
+    result: str = "win"  # or "exhaustive_draw", "unfinished" (no result in the record)
+    marks: tuple[str, ...] = ()  # why a referee must look at it (HandResult.marks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,8 @@ class ScoreCard:
                     "discarder": r.discarder,
                     "self_drawn": r.winner is not None and r.discarder is None,
                     "win_tile": r.win_tile,
+                    "result": r.result,
+                    "marks": list(r.marks),
                     "value": r.value,
                     "patterns": [p.to_json() for p in r.patterns],
                     "payments": r.payments,
@@ -189,6 +193,8 @@ def _row(
         penalties=penalties,
         penalty_rules=tuple(rules),
         totals=after,
+        result=result.outcome,
+        marks=result.marks,
     )
 
 
@@ -211,7 +217,9 @@ def render_html(card: ScoreCard) -> str:
     head = "".join(f"<th>{e(p)}</th>" for p in card.players)
     rows = []
     for r in card.rows:
-        if r.winner is None:
+        if r.result == "unfinished":
+            outcome, value, pats = "—", "no result 未完", e("marked: " + ", ".join(r.marks))
+        elif r.winner is None:
             outcome, value, pats = "—", "draw (荒牌)", ""
         else:
             outcome = e(r.winner)
@@ -233,6 +241,8 @@ def render_html(card: ScoreCard) -> str:
                 text += f'<br><span class="neg">−{pen}</span>'
             cells.append(f"<td>{text}</td>")
         rules = f"<br><small>{e('; '.join(r.penalty_rules))}</small>" if r.penalty_rules else ""
+        if r.marks and r.result != "unfinished":
+            rules += f"<br><small>marked: {e(', '.join(r.marks))}</small>"
         rows.append(
             f"<tr><td>{r.number}</td><td>{e(r.dealer)}</td><td>{outcome}</td><td>{value}</td>"
             f'<td class="patterns">{pats}{rules}</td>{"".join(cells)}</tr>'

@@ -7,16 +7,19 @@ import json
 import re
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from referee.cli_support import EXIT_OK, EXIT_USAGE, cannot_write, float_in, int_in
 from referee.duties import RefereeTable
-from referee.events import EngineEvent, LogLineError, parse_line
+from referee.events import EngineEvent, LogLineError
+from referee.game.alerts import RECORD_RULES
 from referee.game.inject import IrregularSimulator
 from referee.game.render import render
 from referee.game.sim import Simulator
 from referee.game.table import Table
+from referee.logread import SessionLog, read_log
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9_-]{1,32}")
 MAX_HANDS = 10_000  # about two minutes of simulation; more is a typo, not a game
@@ -94,28 +97,48 @@ def _write_events(sim: Simulator, hands: int, out: TextIO) -> None:
         out.write("\n")
 
 
+@dataclass(slots=True)
+class Replayed:
+    """A log replayed: each (table, session) it holds with its referee table, in the order the
+    log first names them, and the lines that could not be read."""
+
+    sessions: list[tuple[SessionLog, RefereeTable]]
+    errors: list[LogLineError]
+
+    @property
+    def duties(self) -> list[RefereeTable]:
+        return [duty for _log, duty in self.sessions]
+
+    def complete(self) -> bool:
+        """True when the whole record was read and applied: no malformed line, no conflict, no
+        refused or missing event, no hand left without a result (README, exit codes)."""
+        if self.errors:
+            return False
+        for log, duty in self.sessions:
+            if any(i.serious for i in log.issues):
+                return False
+            if any(a.rejected or a.rule in RECORD_RULES for a in duty.state.alerts):
+                return False
+        return True
+
+
 def replay_lines(
-    lines: Iterable[str], outputs: list[EngineEvent] | None = None
-) -> tuple[RefereeTable | None, list[LogLineError]]:
-    """Replay JSONL text into the engine plus clocks and penalty proposals; malformed lines are
-    collected (with line numbers) and skipped. The engine's outputs (EVENTS.md) are appended to
-    ``outputs`` when it is given."""
-    duty: RefereeTable | None = None
-    errors: list[LogLineError] = []
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            ev = parse_line(text, number)
-        except LogLineError as exc:
-            errors.append(exc)
-            continue
-        if duty is None:
-            duty = RefereeTable(ev.table_id, ev.session_id)
-        step = duty.apply(ev)
+    lines: Iterable[bytes | str], outputs: list[EngineEvent] | None = None
+) -> Replayed:
+    """Replay JSONL lines into the engine plus clocks and penalty proposals, every session on
+    its own and in seq order (referee.logread); malformed lines are collected with their line
+    numbers. The engine's outputs (EVENTS.md) are appended to ``outputs`` when it is given."""
+    read = read_log(lines)
+    sessions: list[tuple[SessionLog, RefereeTable]] = []
+    for log in read.sessions:
+        duty = RefereeTable(log.table_id, log.session_id)
+        steps = [duty.apply(ev) for ev in log.events]
+        steps.append(duty.end_of_log())
         if outputs is not None:
-            outputs.extend(step.outputs())
-    return duty, errors
+            for step in steps:
+                outputs.extend(step.outputs())
+        sessions.append((log, duty))
+    return Replayed(sessions, read.errors)
 
 
 def summary(table: Table) -> dict[str, Any]:
@@ -131,23 +154,30 @@ def summary(table: Table) -> dict[str, Any]:
     }
 
 
-def replay_file(
-    path: Path, outputs: list[EngineEvent] | None = None
-) -> tuple[RefereeTable, list[LogLineError]] | int:
-    """Replay a log file, reporting malformed lines on stderr; an exit code when nothing could
-    be replayed (2: unreadable file, 1: no valid event)."""
+def replay_file(path: Path, outputs: list[EngineEvent] | None = None) -> Replayed | int:
+    """Replay a log file, reporting what reading found on stderr; an exit code when nothing
+    could be replayed (2: unreadable file, 1: no valid event)."""
     try:
-        with path.open(encoding="utf-8") as fh:
-            duty, errors = replay_lines(fh, outputs)
+        with path.open("rb") as fh:
+            replayed = replay_lines(fh, outputs)
     except OSError as exc:
-        print(f"cannot read {path}: {exc}", file=sys.stderr)
+        print(f"cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    for err in errors:
+    for err in replayed.errors:
         print(f"{path}:{err}", file=sys.stderr)
-    if duty is None:
-        print("no valid events in the log", file=sys.stderr)
+    for log, _duty in replayed.sessions:
+        for issue in log.issues:
+            print(f"{path}:{issue}", file=sys.stderr)
+    if not replayed.sessions:
+        print(f"{path}: no valid events in the log", file=sys.stderr)
         return 1
-    return duty, errors
+    if len(replayed.sessions) > 1:
+        names = ", ".join(f"{log.table_id}/{log.session_id}" for log, _ in replayed.sessions)
+        print(
+            f"{path}: {len(replayed.sessions)} sessions, each replayed on its own: {names}",
+            file=sys.stderr,
+        )
+    return replayed
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -155,22 +185,30 @@ def run_replay(args: argparse.Namespace) -> int:
     replayed = replay_file(args.log, outputs)
     if isinstance(replayed, int):
         return replayed
-    duty, errors = replayed
-    table = duty.table
+    code = 0 if replayed.complete() else 1
     if outputs is not None:
         for out in outputs:
             print(out.to_json())
-        return 1 if errors else 0
-    data = summary(table)
-    data["malformed_lines"] = [{"line": e.line, "error": str(e)} for e in errors]
+        return code
+    malformed = [{"line": e.line, "error": str(e)} for e in replayed.errors]
+    found = []
+    for log, duty in replayed.sessions:
+        data = summary(duty.table)
+        data["log_issues"] = [
+            {"line": i.line, "seq": i.seq, "rule": i.rule, "message": i.message} for i in log.issues
+        ]
+        found.append(data)
     if args.json:
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
+        doc: dict[str, Any] = found[0] if len(found) == 1 else {"sessions": found}
+        doc["malformed_lines"] = malformed
+        json.dump(doc, sys.stdout, ensure_ascii=False, indent=1)
         print()
     else:
-        _print_text(data)
-        if args.render:
-            print(render(table.state))
-    return 1 if errors else 0
+        for data, duty in zip(found, replayed.duties, strict=True):
+            _print_text(data)
+            if args.render:
+                print(render(duty.state))
+    return code
 
 
 def _print_text(data: dict[str, Any]) -> None:
@@ -181,6 +219,12 @@ def _print_text(data: dict[str, Any]) -> None:
     for name, score in data["scores"].items():
         print(f"  {name:<10} {score:+6d}")
     for h in data["hands"]:
+        if h["result"] == "unfinished":
+            print(
+                f"hand {h['hand'] + 1} (dealer {h['dealer']}): no result in the record, "
+                f"marked for a referee ({', '.join(h['marks'])})"
+            )
+            continue
         if h["result"] != "win":
             print(f"hand {h['hand'] + 1} (dealer {h['dealer']}): exhaustive draw (WMC-6.3)")
             continue
@@ -197,15 +241,20 @@ def _print_text(data: dict[str, Any]) -> None:
         print(f"    payments {pay}; {h['rule']}")
     print(f"alerts: {len(data['alerts'])}")
     for a in data["alerts"]:
-        print(f"  [{a['rule']}] {a['severity']} {a['seat'] or ''} @{a['seq']}: {a['message']}")
+        doubt = (
+            f" (record damaged at {a['damaged']}: no penalty proposed)" if "damaged" in a else ""
+        )
+        print(
+            f"  [{a['rule']}] {a['severity']} {a['seat'] or ''} @{a['seq']}: {a['message']}{doubt}"
+        )
 
 
 def run_sheet(args: argparse.Namespace) -> int:
     replayed = replay_file(args.log)
     if isinstance(replayed, int):
         return replayed
-    duty, errors = replayed
-    cards = duty.cards()
+    duties = replayed.duties
+    cards = [card for duty in duties for card in duty.cards()]
     if args.html:
         try:
             args.html.write_text("\n".join(c.to_html() for c in cards), encoding="utf-8")
@@ -213,21 +262,33 @@ def run_sheet(args: argparse.Namespace) -> int:
             print(f"mjref sheet: {cannot_write(args.html, exc)}", file=sys.stderr)
             return EXIT_USAGE
         print(f"wrote {len(cards)} card(s) to {args.html}", file=sys.stderr)
-    totals = duty.totals()
-    data: dict[str, Any] = {
-        "cards": [c.to_json() for c in cards],
-        "penalties": [e.to_json() for e in duty.ledger.entries.values()],
-        "totals": totals,
-    }
+    sheets = [_sheet(duty) for duty in duties]
     if args.json:
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
+        sheet = sheets[0] if len(sheets) == 1 else {"sessions": sheets}
+        json.dump(sheet, sys.stdout, ensure_ascii=False, indent=1)
         print()
     elif not args.html:
-        for card in cards:
-            print(f"card {card.half}: " + "  ".join(f"{p} {v:+d}" for p, v in card.totals.items()))
-            print(f"  signed by {', '.join(card.signatures) or 'nobody yet'}")
-        for e in duty.ledger.entries.values():
-            p = e.proposal
-            print(f"  [{p.rule}] {p.id} {p.kind} {e.points} — {e.status}")
-        print("totals: " + "  ".join(f"{p} {v:+d}" for p, v in totals.items()))
-    return 1 if errors else 0
+        for duty in duties:
+            st = duty.state
+            if len(duties) > 1:
+                print(f"table {st.table_id} session {st.session_id}")
+            for card in duty.cards():
+                totals = "  ".join(f"{p} {v:+d}" for p, v in card.totals.items())
+                print(f"card {card.half}: {totals}")
+                print(f"  signed by {', '.join(card.signatures) or 'nobody yet'}")
+            for e in duty.ledger.entries.values():
+                p = e.proposal
+                print(f"  [{p.rule}] {p.id} {p.kind} {e.points} — {e.status}")
+            print("totals: " + "  ".join(f"{p} {v:+d}" for p, v in duty.totals().items()))
+    return 0 if replayed.complete() else 1
+
+
+def _sheet(duty: RefereeTable) -> dict[str, Any]:
+    st = duty.state
+    return {
+        "table_id": st.table_id,
+        "session_id": st.session_id,
+        "cards": [c.to_json() for c in duty.cards()],
+        "penalties": [e.to_json() for e in duty.ledger.entries.values()],
+        "totals": duty.totals(),
+    }

@@ -16,6 +16,23 @@ def proposal_id(rule: str, seq: int, seat: Wind, tag: str = "") -> str:
     return f"{rule}@{seq}:{seat.name}" + (f":{tag}" if tag else "")
 
 
+# Not WMC rules: the record itself needs a referee (referee/EVENTS.md, "A damaged record").
+SYS_SEQ = "SYS-seq"  # a seq repeated, in conflict, or missing (a gap)
+SYS_ORDER = "SYS-order"  # a line read after a higher seq (replayed in seq order)
+SYS_CLOCK = "SYS-clock"  # the table clock ran backwards
+SYS_HAND = "SYS-hand"  # a hand without a result in the record (a new wall came first)
+SYS_END = "SYS-end"  # the record ends inside a hand
+RECORD_RULES = frozenset({SYS_SEQ, SYS_CLOCK, SYS_HAND, SYS_END})
+"""A replay that raised one of these did not get the whole record: it does not exit 0."""
+DAMAGE_RULES = (SYS_SEQ, SYS_HAND)
+"""Marks after which a hand's findings may come from the hole in the record, not a player."""
+
+
+def damage_mark(marks: list[str]) -> str:
+    """The first mark of damage to a hand's record ("" when it has none)."""
+    return next((m for m in marks if m.split("@")[0] in DAMAGE_RULES), "")
+
+
 class Severity(StrEnum):
     INFO = "info"
     WARNING = "warning"
@@ -41,6 +58,9 @@ class Alert:
     evidence: tuple[int, ...] = ()
     penalty: str = ""
     points: int = 0
+    # The mark (``SYS-seq@SEQ``) of damage to this hand's record before this finding: the
+    # finding may come from the hole, not from a player, so no penalty is proposed for it.
+    damaged: str = ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -56,6 +76,8 @@ class Alert:
         if self.penalty:
             out["penalty"] = self.penalty
             out["points"] = self.points
+        if self.damaged:
+            out["damaged"] = self.damaged
         return out
 
     def __str__(self) -> str:

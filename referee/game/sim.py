@@ -167,7 +167,7 @@ class Simulator:
             _p(SessionStarted, profile=self.profile.name, players=self.names, follow_suit=True)
         )
         for h in range(hands):
-            if h % 4 == 0:
+            if h % 4 == 0 and self.profile.dice:
                 yield self._emit(self._seat_draw())
             yield from self._hand()
 
@@ -188,10 +188,12 @@ class Simulator:
         tiles = list(self._tile_set)
         rng.shuffle(tiles)
         yield self._emit(_p(WallBuilt, tiles=tuple(tiles)))
-        d1 = (rng.randint(1, 6), rng.randint(1, 6))
-        yield self._emit(_p(DiceRolled, seat=Wind.E, dice=d1))
-        breaker = WINDS[counted_seat(0, d1[0] + d1[1])]
-        yield self._emit(_p(DiceRolled, seat=breaker, dice=(rng.randint(1, 6), rng.randint(1, 6))))
+        if self.profile.dice:
+            d1 = (rng.randint(1, 6), rng.randint(1, 6))
+            yield self._emit(_p(DiceRolled, seat=Wind.E, dice=d1))
+            breaker = WINDS[counted_seat(0, d1[0] + d1[1])]
+            d2 = (rng.randint(1, 6), rng.randint(1, 6))
+            yield self._emit(_p(DiceRolled, seat=breaker, dice=d2))
         yield self._emit(_p(Deal, hands=None))
         hand = self.table.state.hand
         assert hand is not None
@@ -246,7 +248,7 @@ class Simulator:
     @staticmethod
     def _tail_tile(hand: HandState) -> Tile:
         wall = hand.wall
-        return wall.tiles[wall.next_tail_position()]
+        return wall.tiles[wall.next_position(hand.turn, replacement=True)]
 
     def _turn(self, hand: HandState) -> list[Payload] | None:
         """The player on turn: win, kong or discard (None: set flowers aside first, MCR)."""
@@ -261,7 +263,7 @@ class Simulator:
                 result = self.table.check_win(seat, None)
                 if result is not None and result.valid:
                     return [_p(Call, seat=seat, call=CallKind.WIN), _p(WinDeclared, seat=seat)]
-            may_kong = hand.wall.live > 0 and not (
+            may_kong = hand.wall.live_for(seat) > 0 and not (
                 hand.seabed_seat is seat and hand.after is TurnStart.DRAW
             )
             if may_kong and player.rng.random() < player.kong_rate:
@@ -292,7 +294,7 @@ class Simulator:
             return [_p(ExhaustiveDraw)]
         discarder, tile = hand.last_discard
         wishes: list[tuple[tuple[int, int], Wind, CallKind]] = []
-        live = hand.wall.live
+        wall = hand.wall
         seat_waits = self._seat_waits
         riverbed = hand.riverbed
         barred = self._barred
@@ -315,7 +317,11 @@ class Simulator:
                 continue  # no pung, kong or chow to consider (no random draw either)
             rng = self.players[self.table.state.place_of(seat)]
             if counts[tile] >= 2:
-                if counts[tile] == 3 and live > 0 and rng.rng.random() < rng.kong_rate:
+                if (
+                    counts[tile] == 3
+                    and wall.live_for(seat) > 0
+                    and rng.rng.random() < rng.kong_rate
+                ):
                     wishes.append(((1, 0), seat, CallKind.KONG))
                     continue
                 if rng.rng.random() < rng.pung_rate:
@@ -324,10 +330,9 @@ class Simulator:
             if k == 1 and claims.chow_options(counts, tile) and rng.rng.random() < rng.chow_rate:
                 wishes.append(((2, 0), seat, CallKind.CHOW))
         if not wishes:
-            if live == 0:
+            if wall.live_for(hand.turn) == 0:
                 return [_p(ExhaustiveDraw)]
-            wall = hand.wall
-            drawn = wall.tiles[wall.next_live_position()]
+            drawn = wall.tiles[wall.next_position(hand.turn)]
             return [_p(Draw, seat=hand.turn, tile=drawn, merged=True)]
         plan = [_p(Call, seat=seat, call=call) for _rank, seat, call in wishes]
         _rank, seat, call = min(wishes, key=lambda w: w[0])

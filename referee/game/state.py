@@ -150,18 +150,41 @@ class HandResult:
     rule: str = ""
     flags: tuple[str, ...] = ()
     players: tuple[str, str, str, str] = ("", "", "", "")  # by seat wind E, S, W, N
+    # A hand the record could not finish (a new wall came first): no result, no payments.
+    unfinished: bool = False
+    # Why a referee must look at this hand: the alerts that marked it (``RULE@SEQ``), e.g. a
+    # gap in the record (EVENTS.md, "A damaged record"); a ruling (``hand_ruled``) settles it.
+    marks: tuple[str, ...] = ()
+    false_win: Wind | None = None  # a platform ended the hand at this seat's false win
 
     @property
     def exhaustive(self) -> bool:
-        return self.winner is None
+        return self.winner is None and not self.unfinished and self.false_win is None
+
+    @property
+    def outcome(self) -> str:
+        """``win``, ``exhaustive_draw``, ``unfinished``, or ``false_win`` (a platform's rule)."""
+        if self.unfinished:
+            return "unfinished"
+        if self.false_win is not None:
+            return "false_win"
+        return "exhaustive_draw" if self.winner is None else "win"
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"hand": self.hand, "dealer": self.dealer}
+        out: dict[str, Any] = {"hand": self.hand, "dealer": self.dealer, "result": self.outcome}
+        if self.marks:
+            out["marks"] = list(self.marks)
+        if self.false_win is not None:
+            out.update(
+                offender=self.false_win.name,
+                payments={w.name: d for w, d in sorted(self.deltas.items())},
+                by_player={self.players[w]: d for w, d in sorted(self.deltas.items())},
+                rule=self.rule,
+            )
+            return out
         if self.winner is None:
-            out["result"] = "exhaustive_draw"
             return out
         out.update(
-            result="win",
             winner=self.winner.name,
             winner_name=self.winner_name,
             win_by=str(self.win_by),
@@ -210,6 +233,7 @@ class HandState:
         "drawn",
         "early_replacement",
         "last_discard",
+        "marks",
         "number",
         "own_call",
         "phase",
@@ -255,6 +279,7 @@ class HandState:
         # The restrictions applied this hand as proposals, so that a referee's decision on one
         # is checked exactly as the duties' ledger checks it (referee.penalties).
         self.bar_ledger = PenaltyLedger()
+        self.marks: list[str] = []  # alerts that mark the hand for a referee (HandResult.marks)
 
     def tiles_accounted(self) -> int:
         """Tiles standing + in hands, melds, flowers and rivers: always the whole set."""
@@ -293,6 +318,7 @@ class HandState:
             "discards": [[s.name, tile_name(t)] for s, t in self.discards],
             "seabed_seat": self.seabed_seat.name if self.seabed_seat is not None else None,
             "riverbed": self.riverbed,
+            "marks": list(self.marks),
         }
 
 
@@ -303,10 +329,13 @@ class TableState:
         "alerts",
         "claim_changes",
         "dealer_place",
+        "first_prevalent",
         "follow_suit",
         "hand",
         "hands_played",
         "last_seq",
+        "last_ts",
+        "next_marks",
         "out_seq",
         "players",
         "profile",
@@ -331,8 +360,11 @@ class TableState:
         self.results: list[HandResult] = []
         self.alerts: list[Alert] = []
         self.last_seq = -1
+        self.last_ts: float | None = None  # the latest table clock reading (SYS-clock)
+        self.next_marks: list[str] = []  # damage found between hands marks the next hand
         self.out_seq = 0  # the next engine output's seq (Step.outputs, EVENTS.md)
         self.claim_changes: dict[str, int] = {}  # WMC-11.2 count per player this session
+        self.first_prevalent = Wind.E  # the prevalent wind of the session's first round
 
     def place_of(self, seat: Wind) -> int:
         """Venue place of a seat wind in the current hand (WMC-2.4)."""
@@ -348,7 +380,9 @@ class TableState:
 
     @property
     def prevalent(self) -> Wind:
-        return Wind(self.round % 4) if self.profile.prevalent_wind else Wind.E
+        if not self.profile.prevalent_wind:
+            return Wind.E
+        return Wind((self.first_prevalent + self.round) % 4)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -125,6 +125,18 @@ class Wall:
     def next_live_position(self) -> int:
         return self.order[self.head]
 
+    def position(self, index: int, seat: int) -> int:
+        """Geometry position of the tile ``seat`` takes at drawing-order ``index``."""
+        return self.order[index]
+
+    def live_for(self, seat: int) -> int:
+        """Tiles ``seat`` may still draw: the live wall (one wall for all four seats)."""
+        return self.live
+
+    def next_position(self, seat: int, replacement: bool = False) -> int:
+        """Where the next live (or replacement) draw by ``seat`` comes from."""
+        return self.next_tail_position() if replacement else self.next_live_position()
+
     def next_tail_position(self) -> int:
         return self.order[self.tail_index(self.tail)]
 
@@ -144,3 +156,51 @@ class Wall:
         for pos in taken:
             standing[pos // 2] -= 1
         return standing
+
+
+class SeatWalls(Wall):
+    """Botzone's wall: four quarters, one per seat, each dealt and drawn from by its owner only.
+
+    Geometry: seat ``s`` owns positions ``s·Q … s·Q + Q − 1`` (Q = size / 4), in drawing order —
+    first its deal (East 14: its first draw is dealt with the hand), then its draws and kong
+    replacements. No dice, no break, no dead wall: a seat whose quarter is empty cannot draw, and
+    the hand is drawn when the seat due to draw has none left (README §3 of the records).
+    """
+
+    __slots__ = ("dealt", "quarter", "taken")
+
+    def __init__(self, profile: Profile, tiles: list[Tile] | None = None) -> None:
+        super().__init__(profile, tiles)
+        self.quarter = self.size // 4
+        self.order = list(range(self.size))  # no break: the quarters are the drawing order
+        self.dealt = [14, 13, 13, 13]
+        self.taken = list(self.dealt)  # per seat: the next index in its quarter
+
+    def deal_positions(self) -> list[tuple[int, int]]:
+        return [(s, s * self.quarter + k) for s in range(4) for k in range(self.dealt[s])]
+
+    def position(self, index: int, seat: int) -> int:
+        return seat * self.quarter + min(self.taken[seat], self.quarter - 1)
+
+    def live_for(self, seat: int) -> int:
+        return self.quarter - self.taken[seat]
+
+    def next_position(self, seat: int, replacement: bool = False) -> int:
+        return self.position(0, seat)
+
+    def take(self, position: int) -> Tile:
+        seat, k = divmod(position, self.quarter)
+        if k >= self.taken[seat]:
+            self.taken[seat] = k + 1
+        return super().take(position)
+
+
+def make_wall(profile: Profile, tiles: list[Tile] | None = None) -> Wall:
+    """The wall a profile plays with: one shared wall, or Botzone's four quarters. Without
+    dice nobody breaks it: its geometry order is the drawing order."""
+    if profile.seat_walls:
+        return SeatWalls(profile, tiles)
+    wall = Wall(profile, tiles)
+    if not profile.dice:
+        wall.order = list(range(wall.size))
+    return wall

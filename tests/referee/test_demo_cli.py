@@ -18,8 +18,9 @@ def test_demo_writes_a_log_that_replays_and_a_card(
     )
     out = capsys.readouterr().out
     assert "[WMC-" in out and "hand 3:" in out
-    duty, errors = replay_lines((tmp_path / "game.jsonl").read_text().splitlines())
-    assert duty is not None and errors == []
+    replayed = replay_lines((tmp_path / "game.jsonl").read_text().splitlines())
+    assert replayed.errors == []
+    (duty,) = replayed.duties
     totals = "  ".join(f"{p} {v:+d}" for p, v in duty.totals().items())
     assert f"totals: {totals}" in out
     assert (tmp_path / "card.html").read_text().startswith("<!doctype html>")

@@ -99,7 +99,8 @@ def test_sign_off_and_referee_confirmed_correction_then_the_sheet_cli(tmp_path: 
     path = tmp_path / "half.jsonl"
     path.write_text("".join(e.to_json() + "\n" for e in log), encoding="utf-8")
     html = tmp_path / "card.html"
-    assert main(["sheet", str(path), "--html", str(html)]) == 0
+    # the early sign-off was refused (WMC-8.1): the card is written, and the exit code says so
+    assert main(["sheet", str(path), "--html", str(html)]) == 1
     assert "記分卡" in html.read_text(encoding="utf-8")
     out = tmp_path / "sheet.json"
     import contextlib
@@ -107,7 +108,7 @@ def test_sign_off_and_referee_confirmed_correction_then_the_sheet_cli(tmp_path: 
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        assert main(["sheet", str(path), "--json"]) == 0
+        assert main(["sheet", str(path), "--json"]) == 1
     data = json.loads(buf.getvalue())
     assert data["totals"] == duty.totals() == data["cards"][0]["totals"]
     assert data["cards"][0]["signed"]

@@ -60,8 +60,9 @@ def test_render_shows_walls_hands_rivers_and_turn() -> None:
 def test_the_hand_written_example_in_events_md_replays() -> None:
     text = (Path(sim_cli.__file__).parent / "EVENTS.md").read_text(encoding="utf-8")
     block = text.split("## A complete hand, written by hand (unseen wall)\n```\n")[1]
-    duty, errors = sim_cli.replay_lines(block.split("```")[0].splitlines())
-    assert duty is not None and errors == []
+    replayed = sim_cli.replay_lines(block.split("```")[0].splitlines())
+    assert replayed.complete()
+    (duty,) = replayed.duties
     state = duty.state
     assert state.alerts == [] and state.results[-1].winner_name == "Bo"
     assert sum(state.scores.values()) == 0

@@ -1,0 +1,353 @@
+"""Claims on a discard: the call (WMC-5.2, 11.2), the claim window (4.4, 5.1) and priority (5.7),
+chow (5.4) and pung (5.3), and a wrong meld exposed on a claim (11.1, 11.5).
+
+The pure rules of who may claim what live in :mod:`referee.game.claims`; this layer applies them
+to the table.
+"""
+
+from __future__ import annotations
+
+from referee.events import (
+    Call,
+    CallKind,
+    Chow,
+    Pung,
+)
+from referee.game import claims, shapes
+from referee.game.alerts import Severity
+from referee.game.state import (
+    HandState,
+    Phase,
+    SeatState,
+    TurnStart,
+    WrongMeld,
+)
+from referee.game.table.base import Rejected
+from referee.game.table.turns import Turns
+from referee.hands import Meld, MeldKind, Relative, Wind
+from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
+
+CLAIM_CHANGE_REPEAT = 3
+"""WMC-11.2: changing a called claim before exposing is no penalty "unless too frequent"; from a
+player's third change in the session the alert is a warning with a point-penalty proposal."""
+CLAIM_CHANGE_POINTS = 10
+"""The rules fix no amount for a too-frequent change (WMC-11.2): proposed as 10, like a repeated
+unspoken claim (WMC-5.2), for the referee to change."""
+
+
+class Claims(Turns):
+    """Call, chow and pung on the last discard."""
+
+    def _call(self, p: Call) -> None:
+        hand = self._hand("WMC-5.2", "call")
+        seat = p.seat
+        if (
+            hand.phase is Phase.DISCARD
+            and seat is hand.turn
+            and p.call in (CallKind.KONG, CallKind.WIN)
+        ):
+            said = hand.own_call
+            if said is not None and said[0] is seat and said[1] is not p.call:
+                self._claim_changed(seat, said[1], p.call, said[2], excused=False)
+            hand.own_call = (seat, p.call, self._seq)  # own-turn kong or self-drawn win
+            return
+        if hand.phase is Phase.REPLACE and hand.robbable is not None:
+            if seat is hand.turn or p.call is not CallKind.WIN:
+                raise Rejected("WMC-5.6", "only a win may be called on an added kong", seat)
+            hand.calls[seat] = p.call
+            hand.call_seq[seat] = self._seq
+            return
+        if hand.last_discard is None or hand.phase not in (Phase.WINDOW, Phase.DISCARD):
+            raise Rejected("WMC-5.1", f"{seat.name} called {p.call} with no discard to claim", seat)
+        discarder = hand.last_discard[0]
+        if seat is discarder:
+            raise Rejected("WMC-5.1", "a player cannot claim his own discard", seat)
+        before = hand.calls.get(seat)
+        if before is not None and before is not p.call:
+            mine = claims.rank(before, seat, discarder)
+            excused = p.call is CallKind.WIN and any(
+                other is not seat and claims.rank(call, other, discarder) < mine
+                for other, call in hand.calls.items()
+            )
+            self._claim_changed(seat, before, p.call, hand.call_seq[seat], excused=excused)
+        hand.calls[seat] = p.call
+        hand.call_seq[seat] = self._seq
+
+    def _claim_changed(
+        self, seat: Wind, before: CallKind, now: CallKind, said: int, *, excused: bool
+    ) -> None:
+        """WMC-11.2: a called claim changed (or to a win) before exposing — no penalty unless
+        too frequent: info each time, from the player's CLAIM_CHANGE_REPEAT-th change in the
+        session a warning with a point-penalty proposal. Switching to a win when outranked is
+        the claimer's right (WMC-5.7) and is not counted."""
+        what = f"{seat.name} changed the call {before} to {now} before exposing"
+        if excused:
+            self._finding(
+                "WMC-11.2",
+                f"{what}: a switch to a win when outranked (WMC-5.7), not counted",
+                seat,
+                severity=Severity.INFO,
+                evidence=(said,),
+            )
+            return
+        st = self.state
+        name = st.player_at(seat)
+        n = st.claim_changes.get(name, 0) + 1
+        st.claim_changes[name] = n
+        if n < CLAIM_CHANGE_REPEAT:
+            self._finding(
+                "WMC-11.2",
+                f"{what}: no penalty (change no. {n} of {name} this session)",
+                seat,
+                severity=Severity.INFO,
+                evidence=(said,),
+            )
+            return
+        self._finding(
+            "WMC-11.2",
+            f"{what}: change no. {n} of {name} this session — too frequent, the referee may "
+            "penalise",
+            seat,
+            severity=Severity.WARNING,
+            penalty="points",
+            points=CLAIM_CHANGE_POINTS,
+            evidence=(said,),
+        )
+
+    def _window(self, seat: Wind, kind: CallKind) -> tuple[Wind, Tile, bool]:
+        """Check a claim may be made now: (discarder, tile, needs recall of an unmerged draw)."""
+        hand = self._hand("WMC-5.1", f"{kind} claim")
+        recall = False
+        if hand.phase is Phase.WINDOW and hand.last_discard is not None:
+            pass
+        elif (
+            hand.phase is Phase.DISCARD
+            and hand.unmerged is not None
+            and hand.last_discard is not None
+            and kind is not CallKind.CHOW
+            and seat is not hand.turn
+        ):
+            recall = True  # WMC-4.4: drawn but not merged → the tile goes back
+        elif hand.phase is Phase.DISCARD and hand.after is TurnStart.DRAW and hand.discards:
+            raise Rejected(
+                "WMC-4.4",
+                f"{kind} refused: claims end once the next player has drawn and merged",
+                seat,
+            )
+        else:
+            raise Rejected("WMC-5.1", f"{kind} refused: there is no discard to claim", seat)
+        assert hand.last_discard is not None
+        discarder, tile = hand.last_discard
+        if seat is discarder:
+            raise Rejected("WMC-5.1", "a player cannot claim his own discard", seat)
+        dead = hand.seats[seat].dead
+        if dead and (dead == "long" or kind is CallKind.WIN):
+            raise Rejected(
+                "WMC-10.2",
+                f"{seat.name} has a {dead} hand: "
+                + ("no win, claim or kong" if dead == "long" else "no win")
+                + " this hand",
+                seat,
+            )
+        if hand.riverbed and kind is not CallKind.WIN:
+            raise Rejected("WMC-6.2", f"the riverbed tile may only be won on, never {kind}ed", seat)
+        mine = claims.rank(kind, seat, discarder)
+        for other, call in hand.calls.items():
+            if other is seat or claims.rank(call, other, discarder) >= mine:
+                continue
+            if self._call_is_legal(other, call, discarder, tile):
+                raise Rejected(
+                    "WMC-5.7",
+                    f"{seat.name}'s {kind} is outranked by {other.name}'s {call} "
+                    "(win 1a/1b/1c > pung/kong > chow)",
+                    seat,
+                )
+        return discarder, tile, recall
+
+    def _spoken(self, seat: Wind, kind: CallKind) -> None:
+        """WMC-5.2: every claim is spoken; an unspoken one stands here but is flagged."""
+        hand = self.state.hand
+        if hand is not None and seat not in hand.calls:
+            self._alert(
+                "WMC-5.2",
+                f"{seat.name}'s {kind} was not spoken",
+                seat,
+                severity=Severity.WARNING,
+                rejected=False,
+            )
+
+    def _call_is_legal(self, seat: Wind, call: CallKind, discarder: Wind, tile: Tile) -> bool:
+        """WMC-5.7: only a legal claim has priority."""
+        hand = self.state.hand
+        assert hand is not None
+        counts = hand.seats[seat].counts
+        if call is CallKind.CHOW:
+            return claims.can_chow(seat, discarder, counts, tile)
+        if call is CallKind.PUNG:
+            return claims.can_pung(counts, tile)
+        if call is CallKind.KONG:
+            return claims.can_exposed_kong(counts, tile)
+        grown = list(counts)
+        grown[tile] += 1
+        return shapes.is_complete(grown, len(hand.seats[seat].melds))
+
+    def _recall(self, hand: HandState) -> None:
+        """WMC-4.4: the next player's unmerged draw goes back to the wall."""
+        tile = hand.unmerged
+        assert tile is not None
+        wall = hand.wall
+        wall.head -= 1
+        wall.tiles[wall.order[wall.head]] = tile
+        hand.seats[hand.turn].counts[tile] -= 1
+        if hand.seabed_seat is hand.turn:
+            hand.seabed_seat = None
+        hand.unmerged = None
+        self._derive("draw_recalled", seat=hand.turn.name, rule="WMC-4.4")
+
+    def _take_discard(self, hand: HandState, discarder: Wind) -> None:
+        self._moved_on(hand)  # WMC-11.5: the wrong melder's discard was claimed
+        hand.seats[discarder].river.pop()
+        hand.last_discard = None
+        hand.calls = {}
+        hand.claims_made += 1
+
+    def _chow(self, p: Chow) -> None:
+        discarder, tile, _recall = self._window(p.seat, CallKind.CHOW)
+        hand = self.state.hand
+        assert hand is not None
+        tiles = tuple(sorted(p.tiles))
+        not_left = claims.relative(p.seat, discarder) is not Relative.LEFT
+        if not_left or tiles not in claims.chow_options(hand.seats[p.seat].counts, tile):
+            if len(tiles) == 3 and tile in tiles and self._holds(hand, p.seat, tiles, tile):
+                why = "from a player who is not his left" if not_left else "is not a run"
+                rule = "WMC-5.4" if not_left else "WMC-11.1"
+                self._wrong_meld(hand, p.seat, "chow", tiles, (discarder, tile), why, rule)
+                return
+            raise Rejected(
+                "WMC-5.4",
+                f"chow {format_tiles(p.tiles)} is not a run with {tile_name(tile)} "
+                "and two tiles from the hand",
+                p.seat,
+            )
+        self._spoken(p.seat, CallKind.CHOW)
+        counts = hand.seats[p.seat].counts
+        for t in tiles:
+            if t != tile:
+                counts[t] -= 1
+        self._take_discard(hand, discarder)
+        hand.seats[p.seat].melds.append(
+            Meld(MeldKind.CHOW, tiles, claimed_from=Relative.LEFT, claimed_tile=tile)
+        )
+        self._to_turn(hand, p.seat, TurnStart.CLAIM)
+
+    def _pung(self, p: Pung) -> None:
+        discarder, tile, recall = self._window(p.seat, CallKind.PUNG)
+        hand = self.state.hand
+        assert hand is not None
+        counts = hand.seats[p.seat].counts
+        shown = tuple(sorted(p.tiles)) if p.tiles is not None else (tile,) * 3
+        if shown != (tile,) * 3:
+            if len(shown) != 3 or tile not in shown or not self._holds(hand, p.seat, shown, tile):
+                raise Rejected(
+                    "WMC-5.3",
+                    f"pung {format_tiles(shown)}: three tiles with {tile_name(tile)}, the others "
+                    "from the hand",
+                    p.seat,
+                )
+            claim = (discarder, tile)
+            self._wrong_meld(hand, p.seat, "pung", shown, claim, "is not a pung", recall=recall)
+            return
+        if not claims.can_pung(counts, tile):
+            self._penalty_tiles_in_claim(hand.seats[p.seat], p.seat, tile, 2)
+            raise Rejected("WMC-5.3", f"pung needs a pair of {tile_name(tile)} in hand", p.seat)
+        self._spoken(p.seat, CallKind.PUNG)
+        if recall:
+            self._recall(hand)
+        counts[tile] -= 2
+        self._take_discard(hand, discarder)
+        hand.seats[p.seat].melds.append(
+            Meld(
+                MeldKind.PUNG,
+                (tile,) * 3,
+                claimed_from=claims.relative(p.seat, discarder),
+                claimed_tile=tile,
+            )
+        )
+        self._to_turn(hand, p.seat, TurnStart.CLAIM)
+
+    @staticmethod
+    def _holds(hand: HandState, seat: Wind, shown: tuple[Tile, ...], claimed: Tile | None) -> bool:
+        """The concealed hand holds the shown tiles (less one copy of the claimed discard)."""
+        held = list(shown)
+        if claimed is not None:
+            held.remove(claimed)
+        counts = hand.seats[seat].counts
+        return all(t < NUM_KINDS and counts[t] >= held.count(t) for t in set(held))
+
+    def _wrong_meld(
+        self,
+        hand: HandState,
+        seat: Wind,
+        kind: str,
+        shown: tuple[Tile, ...],
+        claimed: tuple[Wind, Tile] | None,
+        why: str,
+        rule: str = "WMC-11.1",
+        *,
+        recall: bool = False,
+    ) -> None:
+        """The record follows the table: a set exposed that is no legal set (or a claim that was
+        not legal, WMC-5.4) stands as exposed, apart from the legal melds, until it is corrected
+        at once (``meld_corrected``: WMC-11.1) or play moves on (WMC-11.5, :meth:`_moved_on`)."""
+        me = hand.seats[seat]
+        if claimed is not None:
+            self._spoken(seat, CallKind(kind))
+            if recall:
+                self._recall(hand)
+        held = list(shown)
+        if claimed is not None:
+            held.remove(claimed[1])
+        for t in held:
+            me.counts[t] -= 1
+        after = hand.after
+        if claimed is not None:
+            self._take_discard(hand, claimed[0])  # settles an earlier wrong meld first
+        me.wrong_melds.append((kind, shown))
+        hand.wrong_meld = WrongMeld(
+            seat, self._seq, kind, len(me.wrong_melds) - 1, claimed, after, rule
+        )
+        self._alert(
+            rule,
+            f"{seat.name}'s {kind} {format_tiles(shown)} {why}: corrected at once, the wrongly "
+            "exposed tiles become penalty tiles (WMC-11.1); once play moves on it stands and "
+            + (
+                "the hand may not win, claim or kong (WMC-11.5)"
+                if kind == "kong"
+                else "the hand cannot win (WMC-11.5)"
+            ),
+            seat,
+            severity=Severity.VIOLATION if rule == "WMC-5.4" else Severity.WARNING,
+            rejected=False,
+        )
+        if kind == "kong":
+            self._start_replacement(hand, seat, None)
+        else:
+            self._to_turn(hand, seat, TurnStart.CLAIM)
+
+    @staticmethod
+    def _penalty_tiles_in_claim(me: SeatState, seat: Wind, tile: Tile, need: int) -> None:
+        """WMC-9.3, 9.5: penalty tiles may never be used in an exposed set (a wrong claim)."""
+        if me.counts[tile] + me.penalty.count(tile) >= need:
+            raise Rejected(
+                "WMC-9.5",
+                f"{seat.name} needs penalty tiles for this set: they may never be used in a "
+                "chow, pung or kong (a wrong claim, WMC-11)",
+                seat,
+            )
+
+    def _to_turn(self, hand: HandState, seat: Wind, after: TurnStart) -> None:
+        hand.turn = seat
+        hand.after = after
+        hand.after_kong = False
+        hand.drawn = None
+        hand.phase = Phase.DISCARD

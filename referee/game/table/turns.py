@@ -1,0 +1,351 @@
+"""Turns: the draw (WMC-4.1, 4.2), the discard and its river place (4.3, 4.6), flowers (MCR), the
+kong's replacement draw (5.5), the seabed (6.1), the tile count (10.1), and calls that lapse
+when play goes on (11.3, 11.4, 11.7).
+"""
+
+from __future__ import annotations
+
+from referee.events import (
+    CallKind,
+    Discard,
+    Draw,
+    FlowerSetAside,
+    ReplacementDraw,
+)
+from referee.game.alerts import Severity
+from referee.game.claims import NEXT
+from referee.game.state import (
+    HandState,
+    Phase,
+    SeatState,
+    TurnStart,
+)
+from referee.game.table.base import Rejected
+from referee.game.table.setup import Setup
+from referee.game.wall import UNKNOWN, Wall
+from referee.hands import Wind
+from referee.tiles import NUM_KINDS, Tile, is_flower, tile_name
+
+
+class Turns(Setup):
+    """Draw, discard, flower and replacement draw."""
+
+    def _take_tile(self, wall: Wall, index: int, named: Tile | None, seat: Wind) -> Tile:
+        """Take the tile at drawing-order ``index``; a named tile that differs stands (4.9)."""
+        pos = wall.position(index, seat)
+        there = wall.tiles[pos]
+        if named is None:
+            if there == UNKNOWN:
+                raise Rejected("WMC-4.1", "a draw from an unseen wall must name the tile", seat)
+            named = there
+        elif there != UNKNOWN and there != named:
+            other = self._find_in_wall(wall, named, index)
+            if other is None:
+                raise Rejected(
+                    "WMC-1.1", f"{tile_name(named)} cannot be in the wall: all copies are out", seat
+                )
+            wall.tiles[other], wall.tiles[pos] = there, named
+            self._alert(
+                "WMC-4.9",
+                f"drew {tile_name(named)} where the wall held {tile_name(there)}; the draw stands",
+                seat,
+                severity=Severity.WARNING,
+                rejected=False,
+            )
+        elif there == UNKNOWN and named >= NUM_KINDS and not self.profile.flowers:
+            raise Rejected("WMC-1.1", "no flowers in this profile", seat)
+        wall.take(pos)
+        return named
+
+    @staticmethod
+    def _find_in_wall(wall: Wall, tile: Tile, skip: int) -> int | None:
+        for k in range(wall.head, wall.size - wall.tail):
+            pos = wall.order[k]
+            if k != skip and wall.tiles[pos] == tile:
+                return pos
+        return None
+
+    def _draw(self, p: Draw) -> None:
+        hand = self._playing("draw")
+        seat = p.seat
+        if hand.phase is not Phase.WINDOW or seat is not hand.turn:
+            if hand.phase is Phase.REPLACE and seat is hand.turn:
+                raise Rejected("WMC-5.5", "after a kong the replacement comes from the kong end")
+            self._draw_out_of_turn(hand, p)
+            return
+        wall = hand.wall
+        if wall.live_for(seat) <= 0:
+            raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
+        if hand.calls and p.merged:
+            self._lapse_calls(hand)
+        tile = self._take_tile(wall, wall.head, p.tile, seat)
+        self._moved_on(hand)  # WMC-11.5: the next player drew
+        wall.head += 1
+        hand.seats[seat].counts[tile] += 1
+        hand.drawn = tile
+        hand.after = TurnStart.DRAW
+        hand.after_kong = False
+        hand.phase = Phase.DISCARD
+        if p.merged:
+            hand.last_discard = None
+            hand.calls = {}
+            hand.unmerged = None
+        else:
+            hand.unmerged = tile
+        if wall.live_for(NEXT[seat]) == 0:
+            hand.seabed_seat = seat
+            self._derive("seabed_drawn", seat=seat.name)
+
+    def _draw_out_of_turn(self, hand: HandState, p: Draw) -> None:
+        """WMC-4.2: a draw before the left player's discard, or a second draw. The tile is in
+        the drawer's hand now, so the record keeps it: a wrong count, a dead hand (10.1)."""
+        seat = p.seat
+        if hand.phase not in (Phase.WINDOW, Phase.DISCARD):
+            raise Rejected("WMC-4.2", f"{seat.name} drew while a kong is being replaced", seat)
+        wall = hand.wall
+        if wall.live <= 0:
+            raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
+        tile = self._take_tile(wall, wall.head, p.tile, seat)
+        self._moved_on(hand)
+        wall.head += 1
+        hand.seats[seat].counts[tile] += 1
+        if hand.calls.pop(seat, None) is not None:
+            pass  # WMC-4.2: touching the wall waives his claim on the last discard
+        second = hand.phase is Phase.DISCARD and seat is hand.turn
+        self._finding(
+            "WMC-4.2",
+            f"{seat.name} drew a second tile"
+            if second
+            else f"{seat.name} drew out of turn (the wall was {hand.turn.name}'s to draw from)",
+            seat,
+        )
+        self._check_count(hand, seat)
+
+    def _lapse_calls(self, hand: HandState) -> None:
+        """Calls not made good before the next draw: an empty claim (WMC-11.3) or an empty win
+        (WMC-11.7); the referee picks the tiles to reveal as penalty tiles."""
+        for caller, call in sorted(hand.calls.items()):
+            said = (hand.call_seq[caller],) if caller in hand.call_seq else ()
+            if call is CallKind.WIN:
+                self._finding(
+                    "WMC-11.7",
+                    f"{caller.name} called a win and did not show the hand (empty win): "
+                    "three tiles revealed as penalty tiles (all if three or fewer)",
+                    caller,
+                    penalty="penalty_tiles",
+                    evidence=said,
+                )
+            else:
+                self._finding(
+                    "WMC-11.3",
+                    f"{caller.name} called {call} and did not make it (empty claim): two tiles "
+                    "revealed as penalty tiles (the referee may pick)",
+                    caller,
+                    penalty="penalty_tiles",
+                    evidence=said,
+                )
+        hand.calls = {}
+
+    def _check_count(self, hand: HandState, seat: Wind) -> None:
+        """WMC-10.1: 13 tiles off turn, 14 before one's discard (a kong counts 3); a wrong count
+        is a dead hand for the rest of the hand (10.2)."""
+        me = hand.seats[seat]
+        want = 14 if hand.phase is Phase.DISCARD and seat is hand.turn else 13
+        size = me.size
+        if size == want:
+            return
+        level = "long" if size > want else "short"
+        if me.dead in ("long", level):
+            return  # already dead at least as heavily (a short hand may still turn long)
+        self._bar(hand, seat, "WMC-10.1", level)
+        self._finding(
+            "WMC-10.1",
+            f"{seat.name} holds {size} tiles where {want} are due: a {level} hand "
+            + (
+                "(no win, claim or kong this hand, WMC-10.2)"
+                if level == "long"
+                else "(no win this hand, WMC-10.2)"
+            ),
+            seat,
+            severity=Severity.CRITICAL,
+            penalty="no_claims" if level == "long" else "no_win",
+        )
+
+    def _replacement(self, p: ReplacementDraw) -> None:
+        hand = self._hand("WMC-5.5", "replacement draw")
+        if (
+            hand.phase is Phase.DISCARD
+            and p.seat is hand.turn
+            and hand.after is not TurnStart.CLAIM
+            and not hand.early_replacement
+        ):
+            self._early_replacement(hand, p)
+            return
+        if hand.phase is not Phase.REPLACE or p.seat is not hand.turn:
+            raise Rejected("WMC-5.5", "a replacement draw only follows one's own kong", p.seat)
+        wall = hand.wall
+        tile = self._take_tile(wall, wall.tail_index(wall.tail), p.tile, p.seat)
+        self._moved_on(hand)  # WMC-11.5: a wrong kong is final after the replacement draw
+        wall.tail += 1
+        if wall.dead_size and wall.tail % 2 == 1:
+            self._derive(
+                "dead_wall_adjusted",
+                rule="WMC-6.4",
+                note="lower tile of the half stack to the dead wall; the upper is the seabed",
+            )
+        hand.seats[p.seat].counts[tile] += 1
+        hand.robbable = None
+        hand.calls = {}
+        hand.phase = Phase.DISCARD
+        if hand.replacing == "flower" and hand.resume is not None:
+            hand.turn, hand.after = hand.resume
+            if hand.turn is p.seat:
+                hand.drawn = tile
+        else:
+            hand.turn = p.seat
+            hand.after = TurnStart.REPLACEMENT
+            hand.after_kong = True
+            hand.drawn = tile
+        hand.resume = None
+        hand.replacing = ""
+
+    def _early_replacement(self, hand: HandState, p: ReplacementDraw) -> None:
+        """WMC-5.5: the kong must be shown before the replacement draw, else it may be ruled a
+        long hand. The tile is taken; the kong shown next completes the act."""
+        wall = hand.wall
+        if wall.live <= 0:
+            raise Rejected("WMC-6.2", "no kong once the live wall is exhausted", p.seat)
+        tile = self._take_tile(wall, wall.tail_index(wall.tail), p.tile, p.seat)
+        wall.tail += 1
+        hand.seats[p.seat].counts[tile] += 1
+        hand.early_replacement = True
+        self._finding(
+            "WMC-5.5",
+            f"{p.seat.name} drew the replacement before showing a kong: may be ruled a long hand "
+            "(WMC-10.2)",
+            p.seat,
+            penalty="no_claims",
+        )
+
+    def _flower(self, p: FlowerSetAside) -> None:
+        hand = self._hand("MCR-flowers", "flower")
+        if not self.profile.flowers:
+            raise Rejected("WMC-1.1", "WMC has no flowers (136 tiles)", p.seat)
+        if not is_flower(p.tile) or hand.seats[p.seat].counts[p.tile] < 1:
+            raise Rejected("MCR-flowers", f"{p.seat.name} holds no {tile_name(p.tile)}", p.seat)
+        if hand.phase is not Phase.DISCARD or not (hand.pre_play or p.seat is hand.turn):
+            raise Rejected("MCR-flowers", "a flower is set aside on one's own turn", p.seat)
+        hand.seats[p.seat].counts[p.tile] -= 1
+        hand.seats[p.seat].flowers.append(p.tile)
+        if hand.wall.live <= 0:
+            # Nothing left to replace it: the hand can only end drawn (MCR; cf. WMC-6.3).
+            hand.phase = Phase.WINDOW
+            hand.riverbed = True
+            hand.last_discard = None
+            hand.turn = NEXT[p.seat]
+            self._derive("no_replacement", seat=p.seat.name, rule="WMC-6.3")
+            return
+        hand.resume = (hand.turn, hand.after)
+        hand.replacing = "flower"
+        hand.turn = p.seat
+        hand.phase = Phase.REPLACE
+
+    def _discard(self, p: Discard) -> None:
+        hand = self._playing("discard")
+        seat, tile = p.seat, p.tile
+        early = False
+        if hand.phase is not Phase.DISCARD or seat is not hand.turn:
+            if hand.phase is Phase.REPLACE and seat is hand.turn:
+                raise Rejected("WMC-5.5", "discard before the kong's replacement draw", seat)
+            if not (hand.phase is Phase.WINDOW and seat is hand.turn):
+                raise Rejected("WMC-4.1", f"{seat.name} discarded out of turn", seat)
+            early = True  # WMC-4.3: discarded before drawing — the tile is in the river now
+        me = hand.seats[seat]
+        counts = me.counts
+        if is_flower(tile):
+            raise Rejected("MCR-flowers", "a flower is set aside, never discarded", seat)
+        if p.penalty or counts[tile] < 1:
+            self._discard_penalty_tile(me, seat, tile)
+        else:
+            counts[tile] -= 1
+        if me.penalty_live:
+            me.penalty_dead += me.penalty_live  # WMC-9.2: not discarded now → dead
+            me.penalty_live = []
+        if p.area is not None or p.index is not None:
+            self._river_place(me, seat, p)
+        if hand.own_call is not None:
+            self._empty_own_call(hand)
+        if early:
+            if hand.calls:
+                self._lapse_calls(hand)
+            self._finding("WMC-4.3", f"{seat.name} discarded before drawing", seat)
+        me.river.append(tile)
+        hand.discards.append((seat, tile))
+        hand.last_discard = (seat, tile)
+        hand.riverbed = hand.wall.live_for(NEXT[seat]) == 0
+        hand.calls = {}
+        hand.unmerged = None
+        hand.pre_play = False
+        hand.drawn = None
+        hand.phase = Phase.WINDOW
+        hand.turn = NEXT[seat]
+        if early or hand.early_replacement:
+            hand.early_replacement = False
+            self._check_count(hand, seat)
+
+    def _discard_penalty_tile(self, me: SeatState, seat: Wind, tile: Tile) -> None:
+        """WMC-9.2: a live penalty tile may be discarded; a dead one never."""
+        if tile in me.penalty_live:
+            me.penalty_live.remove(tile)
+            return
+        if tile in me.penalty_dead:
+            raise Rejected(
+                "WMC-9.2",
+                f"{seat.name}'s {tile_name(tile)} is a dead penalty tile: it may never be "
+                "discarded",
+                seat,
+            )
+        raise Rejected("WMC-10.1", f"{seat.name} does not hold {tile_name(tile)}", seat)
+
+    def _river_place(self, me: SeatState, seat: Wind, p: Discard) -> None:
+        """WMC-4.6: own river area, rows of 6, left to right — the next free place."""
+        want = len(me.river)
+        if p.area is not None and p.area is not seat:
+            where = f"in {p.area.name}'s river area"
+        elif p.index is not None and p.index != want:
+            where = f"at place {p.index + 1} (row {p.index // 6 + 1}) instead of place {want + 1}"
+        else:
+            return
+        self._finding(
+            "WMC-4.6",
+            f"{seat.name}'s discard lies {where}; it counts as {seat.name}'s discard, and a wrong "
+            "claim it leads to is the discarder's responsibility",
+            seat,
+            severity=Severity.WARNING,
+            penalty="warning",
+        )
+
+    def _empty_own_call(self, hand: HandState) -> None:
+        """A kong or win said on one's own turn, then a discard: WMC-11.4 (no penalty as a
+        rule) or an empty win, WMC-11.7."""
+        assert hand.own_call is not None
+        seat, call, said = hand.own_call
+        hand.own_call = None
+        if call is CallKind.WIN:
+            self._finding(
+                "WMC-11.7",
+                f"{seat.name} called a self-drawn win and discarded (empty win): three tiles "
+                "revealed as penalty tiles",
+                seat,
+                penalty="penalty_tiles",
+                evidence=(said,),
+            )
+        else:
+            self._finding(
+                "WMC-11.4",
+                f"{seat.name} called kong on his own turn and did not make it (empty kong): "
+                "normally no penalty",
+                seat,
+                severity=Severity.INFO,
+                evidence=(said,),
+            )
