@@ -11,7 +11,8 @@ microphone that does not exist) are listed in ``specific``.
 
 Each case runs in a process forked from one that imported the commands (tests/helpers/
 forked_cli.py), with MJREF_DEBUG=1: `mjref`'s last-resort handler then re-raises, so a case that
-only the safety net catches fails here until its command says what is wrong itself.
+only the safety net catches fails here until its command says what is wrong itself. Exit 2 (an
+unusable input) must come with one line; exit 1 may list one line per finding.
 """
 
 from __future__ import annotations
@@ -48,12 +49,6 @@ SERVING: set[Leaf] = {("table", "simulate"), ("voice", "listen")}
 SERVE_DEADLINE = 8.0
 DEADLINE = 120.0  # generous for a loaded 2-core box; real answers take a few seconds
 OUTPUT_DESTS = {"out", "html", "profiles"}  # Path options written to, not read
-# Still caught by the last resort only (one line, exit 2): the log reader (replay_file) does not
-# yet say that a log is not UTF-8. An entry that stops crashing fails: take it out.
-LAST_RESORT_FOR_NOW: dict[tuple[Leaf, str], str] = {
-    (("replay",), "log=random"): "UnicodeDecodeError",
-    (("sheet",), "log=random"): "UnicodeDecodeError",
-}
 
 
 Chain = tuple[argparse.ArgumentParser, ...]  # the parsers from `mjref` down to the subcommand
@@ -337,11 +332,6 @@ def judge(leaf: Leaf, case: Case, result: Result) -> str | None:
     text = (out + err).decode("utf-8", "replace")
     shown = f"{case.what}: {' '.join(map(repr, case.argv))}\n{text[-1500:]}"
     serving = leaf in SERVING
-    known = [e for (k, what), e in LAST_RESORT_FOR_NOW.items() if k == leaf and what == case.what]
-    if known:
-        last = text.strip().splitlines()[-1] if text.strip() else ""
-        ok = "Traceback" in text and last.startswith(known[0])
-        return None if ok else f"fixed at its root? take it out of LAST_RESORT_FOR_NOW — {shown}"
     if "Traceback" in text or "internal error" in text:
         return f"crashed — {shown}"
     if code is None:
@@ -353,8 +343,8 @@ def judge(leaf: Leaf, case: Case, result: Result) -> str | None:
     if code != 0 and not text.strip():
         return f"exit {code} without a word — {shown}"
     said = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
-    if code != 0 and len([line for line in said if not _usage(line)]) > 1:
-        return f"more than one line for one problem — {shown}"
+    if code == 2 and len([line for line in said if not _usage(line)]) > 1:
+        return f"more than one line for one unusable input — {shown}"
     return None
 
 
