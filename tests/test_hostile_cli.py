@@ -34,7 +34,7 @@ import pytest
 import soundfile as sf
 from PIL import Image
 
-import referee.cli as cli
+import rig.cli as cli
 from referee.game.sim import Simulator
 from voice.events import WORDS
 
@@ -45,7 +45,7 @@ Arg = str | bytes
 Leaf = tuple[str, ...]
 
 # Commands that serve until stopped: running past the deadline is their job, not a hang.
-SERVING: set[Leaf] = {("table", "simulate"), ("voice", "listen")}
+SERVING: set[Leaf] = {("table", "simulate"), ("voice", "listen"), ("rig",), ("bus", "tail")}
 SERVE_DEADLINE = 8.0
 DEADLINE = 120.0  # generous for a loaded 2-core box; real answers take a few seconds
 OUTPUT_DESTS = {"out", "html", "profiles"}  # Path options written to, not read

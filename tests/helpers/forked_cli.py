@@ -22,7 +22,7 @@ import traceback
 from pathlib import Path
 from typing import BinaryIO
 
-from referee.cli import build_parser, main
+from rig.cli import build_parser, main
 
 Case = tuple[list[str], bytes, float]
 Result = tuple[int | None, bytes, bytes]

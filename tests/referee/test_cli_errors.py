@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import referee.cli as cli
+import rig.cli as cli
 from referee.game.sim import Simulator
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import main
 from referee.sim_cli import replay_lines
+from rig.cli import main
 
 
 def test_demo_writes_a_log_that_replays_and_a_card(

@@ -11,16 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shared_data import shared_path
 
-from referee.cli import main
 from referee.score_cli import score_case_line
 from referee.scoring import PROFILE_NAMES
+from rig.cli import main
 
 TESTDATA = shared_path("testdata", "wmc-hands.jsonl")
 
 
 def mjref(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "referee.cli", *args],
+        [sys.executable, "-m", "rig.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -136,7 +136,7 @@ def test_exit_codes_a_script_can_trust() -> None:
 def test_a_line_that_is_not_utf8_is_one_failed_case() -> None:
     good = TESTDATA.read_bytes().splitlines()[0]
     out = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "score", "--json"],
+        [sys.executable, "-m", "rig.cli", "score", "--json"],
         input=b"\xff\xfe{}\n" + good + b"\n",
         capture_output=True,
         timeout=60,

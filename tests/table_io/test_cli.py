@@ -98,7 +98,7 @@ def test_simulate_on_a_busy_port_says_so() -> None:
         busy.listen()
         port = busy.getsockname()[1]
         out = subprocess.run(
-            [sys.executable, "-m", "referee.cli", "table", "simulate", "--tcp", str(port)],
+            [sys.executable, "-m", "rig.cli", "table", "simulate", "--tcp", str(port)],
             cwd=ROOT,
             capture_output=True,
             text=True,

@@ -94,7 +94,7 @@ def test_the_command_on_ports_with_no_table(tmp_path: Path, quiet_pty: str) -> N
     }
     runs = {
         port: subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "table", "monitor", port],
+            [sys.executable, "-m", "rig.cli", "table", "monitor", port],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from referee.cli import main as mjref
+from rig.cli import main as mjref
 from vision import cli
 from vision.classes import LABELS, class_of_label
 from vision.detect import Detection

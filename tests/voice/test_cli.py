@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import main as mjref
+from rig.cli import main as mjref
 from voice.audio_io import Audio, write_wav
 
 from .conftest import place

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from referee.cli import main as mjref
+from rig.cli import main as mjref
 from voice.audio_io import SR, AudioReadError, read_audio
 
 SECONDS = 2

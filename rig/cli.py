@@ -1,4 +1,7 @@
-"""`mjref`: one console script; each package contributes its subcommands through ``register``."""
+"""`mjref`: one console script; each package contributes its subcommands through ``register``.
+
+It lives in ``rig`` (the composition root), so that the referee core loads no sensor package.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.records_cli",
     "voice.cli",
     "vision.cli",
+    "rig.rig_cli",
+    "rig.bus_cli",
 )
 
 
