@@ -15,6 +15,7 @@ import json
 import sys
 from typing import Any
 
+from referee.cli_support import float_in
 from rig.bus import COMMANDS, BusMessage, topic_filter
 
 DEFAULT_MQTT = "mqtt://127.0.0.1:1883"
@@ -38,7 +39,12 @@ def register(subparsers: Any) -> None:
             sub.add_argument("--table", default=None, metavar="T", help="one table (default all)")
             sub.add_argument("--json", action="store_true", help="one JSON object per line")
             sub.add_argument("--ordered", action="store_true", help="events once, in order")
-            sub.add_argument("--seconds", type=float, default=None, help="stop after this long")
+            sub.add_argument(
+                "--seconds",
+                type=float_in(0.0, above=True),
+                default=None,
+                help="stop after this long",
+            )
         else:
             sub.add_argument("table", metavar="T")
             sub.add_argument("name", metavar="NAME", help=f"one of {', '.join(COMMANDS)}")

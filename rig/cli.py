@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit codes (README "Exit codes"): 0 done, 1 done with findings, 2 usage or unreadable
+    input, 3 an internal error, 130 interrupted, 141 the reader went away."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -48,7 +50,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # last resort: commands report their own errors; this is a bug
+        if os.environ.get("MJREF_DEBUG"):
+            raise
+        message, code = _last_resort(exc)
+        print(f"mjref {args.command}: {message}", file=sys.stderr)
     return code
+
+
+def _last_resort(exc: Exception) -> tuple[str, int]:
+    """One line and an exit code for an exception no command caught."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"the input is not UTF-8 text (byte {exc.start}: {exc.reason})", 2
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        return f"{where}{exc.strerror or exc}", 2
+    return (
+        f"internal error: {type(exc).__name__}: {exc} "
+        "(please report it with the command; MJREF_DEBUG=1 shows where)"
+    ), 3
 
 
 if __name__ == "__main__":

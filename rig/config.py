@@ -197,6 +197,8 @@ def load(path: Path | None) -> RigConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError([f"{path}: cannot read: {exc.strerror}"]) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError([f"{path}: not UTF-8 text (byte {exc.start}); expected TOML"]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{path}: not TOML: {exc}"]) from None
     return parse(data, str(path), path.parent)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from referee.cli_support import float_in
 from rig.config import ConfigError, RigConfig, load
 
 EXIT_USAGE = 2
@@ -25,7 +26,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--check", action="store_true", help="probe each configured device")
     parser.add_argument("--mqtt", default=None, metavar="URL", help="override bus.mqtt")
     parser.add_argument(
-        "--seconds", type=float, default=None, help="stop after this long (default: run on)"
+        "--seconds",
+        type=float_in(0.0, above=True),
+        default=None,
+        help="stop after this long (default: run on)",
     )
     parser.set_defaults(handler=run)
 

@@ -32,6 +32,10 @@ def parse_url(url: str) -> tuple[str, int]:
         port = parts.port or DEFAULT_PORT
     except ValueError:
         raise ValueError(f"{url!r}: the port is no number; expected mqtt://HOST[:PORT]") from None
+    try:
+        parts.hostname.encode("idna")
+    except UnicodeError:
+        raise ValueError(f"{url!r}: not a host name; expected mqtt://HOST[:PORT]") from None
     return parts.hostname, port
 
 

@@ -67,7 +67,7 @@ def test_corrupt_model_stops_with_a_message(
     cfg.write_text(f'[voice]\nspotter_model = "{bad}"\n')
     wav = tmp_path / "a.wav"
     write_wav(wav, place([], 1.0))
-    assert mjref(["voice", "spot", "--config", str(cfg), str(wav)]) == 1
+    assert mjref(["voice", "spot", "--config", str(cfg), str(wav)]) == 2
     assert "not a readable ONNX model" in capsys.readouterr().err
 
 
