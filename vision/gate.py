@@ -1,0 +1,96 @@
+"""Change gating on the rectified table (as camera NVRs do): motion decides which zones are read.
+
+A small grey view of the rectified table (4 mm a pixel) is compared with the previous frame
+(motion) and with the view at the zone's last reading (change). A zone is read again only when it
+differs from its last reading and has been still for ``settle_s``; unchanged zones keep their
+state, so the recognizer's cost follows the actions, not the frame rate. A changed blob that
+reaches the table's edge is an arm (players reach in from their side): the slots under it are
+occluded, which is a state, never a change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.zones import HALF, SEATS, SLOT_COUNTS, pixel_box, slot, zone_box
+
+GATE_SCALE = 0.25  # px per mm of the gate's view
+MOTION = 0.06  # a pixel moved: its brightness (relative to the table's) changed this much
+CHANGED_PIXELS = 3  # a zone with at least this many changed gate pixels is changed
+EDGE_MM = 525.0  # a changed blob reaching past this (|x| or |y|) is an arm from a player's side
+ZONES = ("river", "meld", "hand", "penalty", "wall")
+
+
+@dataclass
+class ZoneGate:
+    box: tuple[int, int, int, int]
+    still_since: float = 0.0
+    reference: np.ndarray | None = None
+
+
+@dataclass
+class Gate:
+    settle_s: float = 0.3
+    zones: dict[tuple[str, str], ZoneGate] = field(default_factory=dict)
+    previous: np.ndarray | None = None
+    occluder: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        for seat in SEATS:
+            for zone in ZONES:
+                self.zones[(seat, zone)] = ZoneGate(pixel_box(zone_box(seat, zone), GATE_SCALE))
+
+    def update(self, view: np.ndarray, t: float) -> list[tuple[str, str]]:
+        """Feed one gate view; the zones that are still and changed since their last reading."""
+        prev = self.previous if self.previous is not None else view
+        moving = np.abs(view - prev) > MOTION
+        self.previous = view
+        due: list[tuple[str, str]] = []
+        changed_all = np.zeros(view.shape, bool)
+        for key, z in self.zones.items():
+            x1, y1, x2, y2 = z.box
+            if z.reference is None:
+                z.reference = view[y1:y2, x1:x2].copy()
+                due.append(key)
+                continue
+            if moving[y1:y2, x1:x2].sum() >= CHANGED_PIXELS:
+                z.still_since = t
+            diff = np.abs(view[y1:y2, x1:x2] - z.reference) > MOTION
+            changed_all[y1:y2, x1:x2] |= diff
+            if diff.sum() >= CHANGED_PIXELS and t - z.still_since >= self.settle_s:
+                due.append(key)
+        self.occluder = self._arms(moving | changed_all)
+        return due
+
+    def accept(self, key: tuple[str, str], view: np.ndarray) -> None:
+        """The zone was read: its reference is now."""
+        z = self.zones[key]
+        x1, y1, x2, y2 = z.box
+        z.reference = view[y1:y2, x1:x2].copy()
+
+    def _arms(self, changed: np.ndarray) -> np.ndarray:
+        mask = cv2.dilate(changed.astype(np.uint8), np.ones((5, 5), np.uint8))
+        _, labels = cv2.connectedComponents(mask)
+        edge = round((HALF - EDGE_MM) * GATE_SCALE)
+        border = np.zeros(mask.shape, bool)
+        border[:edge], border[-edge:], border[:, :edge], border[:, -edge:] = True, True, True, True
+        arms = np.unique(labels[border & (mask > 0)])
+        out: np.ndarray = np.isin(labels, arms[arms > 0])
+        return cv2.dilate(out.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+
+    def occluded(self, seat: str, zone: str) -> set[int]:
+        """Slots of a zone that an arm covers now."""
+        if self.occluder is None:
+            return set()
+        out: set[int] = set()
+        for i in range(SLOT_COUNTS[zone]):
+            s = slot(seat, zone, i)
+            x1, y1, x2, y2 = pixel_box(
+                (s.x - s.w / 2, s.y - s.h / 2, s.x + s.w / 2, s.y + s.h / 2), GATE_SCALE
+            )
+            if self.occluder[y1:y2, x1:x2].any():
+                out.add(i)
+        return out
