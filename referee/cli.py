@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.sim_cli",
     "voice.cli",
     "vision.cli",
+    "vision.camera_cli",
 )
 
 

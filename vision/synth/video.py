@@ -327,8 +327,11 @@ def truth_header(events: list[Event], spec: RenderSpec) -> list[dict[str, Any]]:
     hom, _ = camera_homography(POSES[spec.pose], spec.width, spec.height)
     head: dict[str, Any] = {"kind": "header", **asdict(spec), "camera": asdict(POSES[spec.pose])}
     head["homography"] = hom.round(6).tolist()
+    deal = next((i for i, e in enumerate(events) if e.type == "deal"), len(events) - 1)
+    head["setup"] = [json.loads(e.to_json()) for e in events[: deal + 1]]  # for the engine
     start = spec.start if spec.start is not None else _deal_time(events)
-    acts = [a for _, a, _ in replay_layouts(events) if a is not None and a.t >= start]
+    end = spec.end if spec.end is not None else events[-1].ts + 2.0
+    acts = [a for _, a, _ in replay_layouts(events) if a is not None and start <= a.t <= end]
     return [head, *({"kind": "action", **a.to_json()} for a in acts)]
 
 
