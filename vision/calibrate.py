@@ -38,7 +38,8 @@ class Calibration:
     @property
     def table_from_image(self) -> np.ndarray:
         inv: np.ndarray = np.linalg.inv(self.image_from_table)
-        return inv / inv[2, 2]
+        out: np.ndarray = inv / inv[2, 2]
+        return out
 
     def project(self, points: np.ndarray) -> np.ndarray:
         """Table mm (N×2) → image pixels (N×2)."""

@@ -263,11 +263,15 @@ def _draw_arm(img: np.ndarray, seat: str, target: Slot, reach: float, scale: flo
     y = sy + (target.y - sy) * reach
     p0 = tuple(round(c) for c in to_pixel(sx, sy, scale))
     p1 = tuple(round(c) for c in to_pixel(x, y, scale))
-    shadow = np.zeros(img.shape[:2], np.uint8)
-    off = round(25 * scale)
-    cv2.line(shadow, (p0[0] + off, p0[1] + off), (p1[0] + off, p1[1] + off), 255, round(85 * scale))
-    shadow = cv2.GaussianBlur(shadow, (0, 0), 12 * scale)
-    img *= 1.0 - shadow[..., None].astype(np.float32) / 255.0 * 0.45
+    q = 4  # the soft shadow is drawn and blurred at a quarter of the size
+    small = np.zeros((img.shape[0] // q, img.shape[1] // q), np.uint8)
+    off = 25 * scale
+    a = (round((p0[0] + off) / q), round((p0[1] + off) / q))
+    b = (round((p1[0] + off) / q), round((p1[1] + off) / q))
+    cv2.line(small, a, b, 255, round(85 * scale / q))
+    blurred = cv2.GaussianBlur(small, (0, 0), 3 * scale)
+    shadow = cv2.resize(blurred, (img.shape[1], img.shape[0])).astype(np.float32)
+    img *= 1.0 - shadow[..., None] / 255.0 * 0.45
     cv2.line(img, p0, p1, (60.0, 70.0, 140.0), round(80 * scale))
     cv2.circle(img, p1, round(45 * scale), (150.0, 170.0, 215.0), -1)
 
