@@ -47,6 +47,7 @@ from referee.tiles import Tile, tile_name
 MELD_CELLS = 4
 REVEALED = 8  # face-up tiles in a hand zone that mean the hand was laid down
 WALL_RECENT_S = 5.0  # a wall change this recent times the draw that a discard implies
+PENDING_S = 8.0  # an action the rules refuse now may wait this long for an earlier one
 FUSION_ILLEGAL = "FUSION-illegal"
 FUSION_AMBIGUOUS = "FUSION-ambiguous"
 
@@ -114,6 +115,7 @@ class Fusion:
     events: list[Event] = field(default_factory=list)
     alerts: list[FusionAlert] = field(default_factory=list)
     on_event: Callable[[Event], None] | None = None
+    pending: list[_Pending] = field(default_factory=list)
 
     def observe(self, obs: ZoneSeen) -> None:
         cite = self._log(
@@ -125,6 +127,7 @@ class Fusion:
         if obs.zone == "wall":
             if obs.count is not None:
                 self.wall_changed = obs.ts
+                self._retry()
             return
         if obs.zone == "river":
             for index in sorted(set(now) - set(before)):
@@ -136,6 +139,10 @@ class Fusion:
             if len(faces) >= REVEALED and obs.seat not in self.revealed:
                 self._win(obs, faces, cite)
 
+    def flush(self, ts: float) -> None:
+        """The input ended (or paused): actions still waiting for a legal order are alerts."""
+        self._expire(ts + PENDING_S + 1.0)
+
     # ---- actions -----------------------------------------------------------------------------
     def _discard(self, obs: ZoneSeen, seen: SlotSeen, cite: str) -> None:
         if seen.tile is None or seen.confidence < self.min_confidence:
@@ -146,22 +153,23 @@ class Fusion:
                 cite,
             )
             return
-        self._draw_before(obs, cite)
-        self._try(Discard(seat=obs.seat, tile=seen.tile), obs, cite, seen.confidence)
+        tile = seen.tile
 
-    def _draw_before(self, obs: ZoneSeen, cite: str) -> None:
-        """The draw the rules say ``obs.seat`` made before acting on its own turn."""
+        def plan() -> list[Payload]:
+            return [*self._draw_before(obs.seat), Discard(seat=obs.seat, tile=tile)]
+
+        self._attempt(plan, obs, cite, seen.confidence)
+
+    def _draw_before(self, seat: Wind, own_turn: bool = True) -> list[Payload]:
+        """The draw the rules say ``seat`` made before acting on its own turn."""
         hand = self.table.state.hand
-        if hand is None or hand.turn is not obs.seat:
-            return
-        ts = obs.ts
-        if self.wall_changed is not None and obs.ts - self.wall_changed <= WALL_RECENT_S:
-            ts = min(ts, self.wall_changed)
-        if hand.phase is Phase.WINDOW:
-            self._try(Draw(seat=obs.seat), obs, cite, 1.0, ts)
-        elif hand.phase is Phase.REPLACE:
-            self._try(ReplacementDraw(seat=obs.seat), obs, cite, 1.0, ts)
-        self.wall_changed = None
+        if hand is None or hand.turn is not seat:
+            return []
+        if hand.phase is Phase.WINDOW and own_turn:
+            return [Draw(seat=seat)]
+        if hand.phase is Phase.REPLACE:
+            return [ReplacementDraw(seat=seat)]
+        return []
 
     def _melds(
         self, obs: ZoneSeen, before: dict[int, SlotSeen], now: dict[int, SlotSeen], cite: str
@@ -179,89 +187,114 @@ class Fusion:
                     cite,
                 )
                 continue
-            payload = self._meld_action(obs, cells, old)
-            if payload is not None:
-                self._try(payload, obs, cite, min(c.confidence for c in cells))
+
+            def plan(cells: list[SlotSeen] = cells, old: list[SlotSeen] = old) -> list[Payload]:
+                return self._meld_action(obs, cells, old)
+
+            self._attempt(plan, obs, cite, min(c.confidence for c in cells))
 
     def _meld_action(
         self, obs: ZoneSeen, cells: list[SlotSeen], old: list[SlotSeen]
-    ) -> Payload | None:
+    ) -> list[Payload]:
+        """The action a new (or grown) meld shows; [] when it names none (not yet legal)."""
         seat = obs.seat
         faces = [c.tile for c in cells if c.tile is not None]
         if len(cells) == 4 and len(old) == 3:
             added = next(c for c in cells if c.index not in {o.index for o in old})
             if added.tile is None:
-                return None
-            return Kong(seat=seat, kind=KongKind.ADDED, tile=added.tile)
+                return []
+            return [*self._draw_before(seat), Kong(seat=seat, kind=KongKind.ADDED, tile=added.tile)]
         if len(cells) == 4 and len(faces) == 2 and faces[0] == faces[1]:
-            self._draw_before(obs, "")
-            return Kong(seat=seat, kind=KongKind.CONCEALED, tile=faces[0])
+            tile = faces[0]
+            return [*self._draw_before(seat), Kong(seat=seat, kind=KongKind.CONCEALED, tile=tile)]
         if len(faces) != len(cells):
-            return None
+            return []
         turned = [c for c in cells if c.sideways]
         hand = self.table.state.hand
         if len(turned) != 1 or hand is None or hand.last_discard is None:
-            self._alert(
-                FUSION_AMBIGUOUS,
-                f"{seat.name}'s new meld has {len(turned)} sideways tiles or follows no discard",
-                obs,
-                "",
-            )
-            return None
+            return []
         source = _source(seat, turned[0].index % MELD_CELLS, len(cells))
         if source is not hand.last_discard[0] or turned[0].tile != hand.last_discard[1]:
-            self._alert(
-                FUSION_AMBIGUOUS,
-                f"{seat.name}'s meld names {source.name}'s "
-                f"{_name(turned[0].tile)}, the last discard is "
-                f"{hand.last_discard[0].name}'s {tile_name(hand.last_discard[1])}",
-                obs,
-                "",
-            )
-            return None
+            return []  # not the last discard (yet): another order, or an alert when it expires
         tiles = tuple(sorted(t for t in faces if t is not None))
+        claimed = hand.last_discard[1]
         if len(cells) == 4:
-            return Kong(seat=seat, kind=KongKind.EXPOSED, tile=turned[0].tile, tiles=tiles)
+            return [Kong(seat=seat, kind=KongKind.EXPOSED, tile=claimed, tiles=tiles)]
         if len(set(tiles)) == 1:
-            return Pung(seat=seat, tiles=tiles)
-        return Chow(seat=seat, tiles=tiles)
+            return [Pung(seat=seat, tiles=tiles)]
+        return [Chow(seat=seat, tiles=tiles)]
 
     def _win(self, obs: ZoneSeen, faces: list[SlotSeen], cite: str) -> None:
-        hand = self.table.state.hand
-        if hand is not None and hand.turn is obs.seat and hand.phase is Phase.WINDOW:
+        tiles = tuple(sorted(s.tile for s in faces if s.tile is not None))
+
+        def plan() -> list[Payload]:
+            hand = self.table.state.hand
             recent = self.wall_changed is not None and obs.ts - self.wall_changed <= WALL_RECENT_S
-            if recent:  # the wall shrank since the last discard: self-drawn
-                self._draw_before(obs, cite)
-        if self._try(WinDeclared(seat=obs.seat), obs, cite, 1.0):
-            self.revealed.add(obs.seat)
-            tiles = tuple(sorted(s.tile for s in faces if s.tile is not None))
-            self._try(HandRevealed(seat=obs.seat, tiles=tiles), obs, cite, 1.0)
+            # on one's own turn with the wall shrunk since the last discard: self-drawn
+            before = self._draw_before(obs.seat, own_turn=recent)
+            if hand is not None and hand.last_discard is None and not before:
+                before = self._draw_before(obs.seat)
+            return [*before, WinDeclared(seat=obs.seat), HandRevealed(seat=obs.seat, tiles=tiles)]
+
+        self._attempt(plan, obs, cite, 1.0)
+        self.revealed.add(obs.seat)
 
     # ---- the engine --------------------------------------------------------------------------
-    def _try(
-        self,
-        payload: Payload,
-        obs: ZoneSeen,
-        cite: str,
-        confidence: float,
-        ts: float | None = None,
-    ) -> bool:
-        """Apply the action if the rules allow it; otherwise an alert, nothing recorded."""
-        event = self._event(payload, obs.ts if ts is None else ts, (cite, obs.evidence), confidence)
-        trial = copy.deepcopy(self.table)
-        refused = [a for a in trial.apply(event).alerts if a.rejected]
-        if refused:
-            self._alert(
-                FUSION_ILLEGAL,
-                f"the camera saw {payload.TYPE} by "
-                f"{getattr(payload, 'seat', '?')}, refused by {refused[0].rule}: "
-                f"{refused[0].message}",
-                obs,
-                cite,
-            )
+    def _attempt(
+        self, plan: Callable[[], list[Payload]], obs: ZoneSeen, cite: str, confidence: float
+    ) -> None:
+        """Record the planned actions if the rules allow them now; else wait (another
+        observation may come first in the legal order) until ``PENDING_S`` has passed."""
+        self.pending.append(_Pending(plan, obs, cite, confidence))
+        self._retry()
+        self._expire(obs.ts)
+
+    def _retry(self) -> None:
+        progress = True
+        while progress:
+            progress = False
+            for item in list(self.pending):
+                if self._apply_plan(item):
+                    self.pending.remove(item)
+                    progress = True
+                    break
+
+    def _apply_plan(self, item: _Pending) -> bool:
+        payloads = item.plan()
+        if not payloads:
+            item.why = "the change names no action the rules allow here"
             return False
-        self._record(event)
+        obs = item.obs
+        draw_ts = obs.ts
+        if self.wall_changed is not None and obs.ts - self.wall_changed <= WALL_RECENT_S:
+            draw_ts = min(obs.ts, self.wall_changed)
+        events = []
+        for n, payload in enumerate(payloads):
+            ts = draw_ts if payload.TYPE in ("draw", "replacement_draw") else obs.ts
+            events.append(self._event(payload, ts, (item.cite, obs.evidence), item.confidence, n))
+        trial = copy.deepcopy(self.table)
+        for event in events:
+            refused = [a for a in trial.apply(event).alerts if a.rejected]
+            if refused:
+                item.why = f"{event.type} refused by {refused[0].rule}: {refused[0].message}"
+                return False
+        for event in events:
+            self._record(event)
+        if any(p.TYPE in ("draw", "replacement_draw") for p in payloads):
+            self.wall_changed = None
         return True
+
+    def _expire(self, now: float) -> None:
+        for item in list(self.pending):
+            if now - item.obs.ts > PENDING_S:
+                self.pending.remove(item)
+                self._alert(
+                    FUSION_ILLEGAL,
+                    f"the camera saw a change of {item.obs.seat.name}'s "
+                    f"{item.obs.zone} that the rules allow in no order: {item.why}",
+                    item.obs,
+                    item.cite,
+                )
 
     def _log(self, payload: Payload, ts: float, evidence: str) -> str:
         event = self._event(payload, ts, (evidence,) if evidence else (), 1.0)
@@ -269,12 +302,17 @@ class Fusion:
         return f"seq:{event.seq}"
 
     def _event(
-        self, payload: Payload, ts: float, evidence: tuple[str, ...], confidence: float
+        self,
+        payload: Payload,
+        ts: float,
+        evidence: tuple[str, ...],
+        confidence: float,
+        ahead: int = 0,
     ) -> Event:
         table_id, session_id = self.table.state.table_id, self.table.state.session_id
         return make_event(
             payload,
-            seq=self.next_seq,
+            seq=self.next_seq + ahead,
             ts=round(ts, 3),
             table_id=table_id,
             session_id=session_id,
@@ -296,6 +334,15 @@ class Fusion:
                 rule, message, obs.ts, obs.seat, tuple(e for e in (cite, obs.evidence) if e)
             )
         )
+
+
+@dataclass
+class _Pending:
+    plan: Callable[[], list[Payload]]
+    obs: ZoneSeen
+    cite: str
+    confidence: float
+    why: str = ""
 
 
 def _source(seat: Wind, cell: int, size: int) -> Wind:

@@ -156,7 +156,8 @@ def _eval(args: argparse.Namespace) -> int:
         header, actions, truth = read_truth(args.truth)
         table, seq = engine_from(setup_events(header))
         fusion = Fusion(table, seq)
-        result = run_frames(read_file(args.video), _reader(None), fusion, truth)
+        t0 = truth[min(truth)]["t"] if truth else 0.0  # the video's first frame on the log's clock
+        result = run_frames(read_file(args.video, t0), _reader(None), fusion, truth)
     except (ValueError, CaptureError) as exc:
         return _fail(str(exc))
     figures = score(result, actions)

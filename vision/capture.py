@@ -44,8 +44,8 @@ def open_source(source: str) -> Reader:
     return cv2.VideoCapture(source)
 
 
-def read_file(path: Path) -> Iterator[tuple[int, float, np.ndarray]]:
-    """(frame number, time from the file's frame rate, RGB frame) of a whole video file."""
+def read_file(path: Path, t0: float = 0.0) -> Iterator[tuple[int, float, np.ndarray]]:
+    """(frame number, ``t0`` + time from the file's frame rate, RGB frame) of a video file."""
     cap = open_source(str(path))
     if not cap.isOpened():
         raise CaptureError(f"{path}: not a video OpenCV can open (corrupt or not a video?)")
@@ -57,7 +57,7 @@ def read_file(path: Path) -> Iterator[tuple[int, float, np.ndarray]]:
             ok, frame = cap.read()
             if not ok or frame is None:
                 break
-            yield n, n / fps, cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)
+            yield n, t0 + n / fps, cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)
             n += 1
     finally:
         cap.release()

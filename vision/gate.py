@@ -36,6 +36,7 @@ class Gate:
     settle_s: float = 0.3
     zones: dict[tuple[str, str], ZoneGate] = field(default_factory=dict)
     previous: np.ndarray | None = None
+    whole: np.ndarray | None = None  # the table as last read (zones) or first seen (elsewhere)
     occluder: np.ndarray | None = None
 
     def __post_init__(self) -> None:
@@ -48,8 +49,9 @@ class Gate:
         prev = self.previous if self.previous is not None else view
         moving = np.abs(view - prev) > MOTION
         self.previous = view
+        if self.whole is None:
+            self.whole = view.copy()
         due: list[tuple[str, str]] = []
-        changed_all = np.zeros(view.shape, bool)
         for key, z in self.zones.items():
             x1, y1, x2, y2 = z.box
             if z.reference is None:
@@ -59,10 +61,9 @@ class Gate:
             if moving[y1:y2, x1:x2].sum() >= CHANGED_PIXELS:
                 z.still_since = t
             diff = np.abs(view[y1:y2, x1:x2] - z.reference) > MOTION
-            changed_all[y1:y2, x1:x2] |= diff
             if diff.sum() >= CHANGED_PIXELS and t - z.still_since >= self.settle_s:
                 due.append(key)
-        self.occluder = self._arms(moving | changed_all)
+        self.occluder = self._arms(moving | (np.abs(view - self.whole) > MOTION))
         return due
 
     def accept(self, key: tuple[str, str], view: np.ndarray) -> None:
@@ -70,6 +71,8 @@ class Gate:
         z = self.zones[key]
         x1, y1, x2, y2 = z.box
         z.reference = view[y1:y2, x1:x2].copy()
+        if self.whole is not None:
+            self.whole[y1:y2, x1:x2] = z.reference
 
     def _arms(self, changed: np.ndarray) -> np.ndarray:
         mask = cv2.dilate(changed.astype(np.uint8), np.ones((5, 5), np.uint8))
