@@ -116,6 +116,7 @@ class Fusion:
     alerts: list[FusionAlert] = field(default_factory=list)
     on_event: Callable[[Event], None] | None = None
     pending: list[_Pending] = field(default_factory=list)
+    wall_counts: dict[Wind, int] = field(default_factory=dict)
 
     def observe(self, obs: ZoneSeen) -> None:
         cite = self._log(
@@ -125,9 +126,12 @@ class Fusion:
         now = {s.index: s for s in obs.slots}
         self.zones[(obs.seat, obs.zone)] = now
         if obs.zone == "wall":
+            was = self.wall_counts.get(obs.seat)
             if obs.count is not None:
-                self.wall_changed = obs.ts
-                self._retry()
+                self.wall_counts[obs.seat] = obs.count
+                if was is not None and obs.count < was:  # a stack taken: a draw's time
+                    self.wall_changed = obs.ts
+                    self._retry()
             return
         if obs.zone == "river":
             for index in sorted(set(now) - set(before)):

@@ -28,6 +28,7 @@ from vision.zones import SEATS, SLOT_COUNTS, Slot, pixel_box, slot, to_pixel, zo
 READ_SCALE = 2.0  # px per mm of a zone read for naming
 MARGIN_MM = 6.0  # around a slot: a tile's face seems shifted by its height (parallax)
 DRIFT_EVERY_S = 2.0
+LYING_MM = 26.0  # a face this deep lies flat (35 mm); a standing tile's top shows ~10 mm
 
 
 @dataclass
@@ -59,8 +60,9 @@ class TableReader:
             hidden = self.gate.occluded(seat, zone)
             for i in range(SLOT_COUNTS[zone]):
                 self.stabiliser.occlude(f"{seat}/{zone}/{i}", i in hidden)
-            changed, pending = self._read_zone(frame, seat, zone, hidden)
-            if not pending:
+            todo = self.gate.changed_slots(seat, zone, view) - hidden
+            changed, pending = self._read_zone(frame, seat, zone, todo)
+            if not pending and not hidden:  # an arm's zone is read again once it has gone
                 self.gate.accept((seat, zone), view)
             if changed:
                 out.append(self._seen(seat, zone, t, number))
@@ -134,17 +136,16 @@ class TableReader:
 
     # ---- reading -----------------------------------------------------------------------------
     def _read_zone(
-        self, frame: np.ndarray, seat: str, zone: str, hidden: set[int]
+        self, frame: np.ndarray, seat: str, zone: str, todo: set[int]
     ) -> tuple[bool, bool]:
+        """Read the slots ``todo`` (changed, not under an arm); (a slot changed, one pending)."""
         box = zone_box(seat, zone, MARGIN_MM + 2)
         patch = self._warp(frame, box, READ_SCALE).astype(np.float32)
         ox, oy = to_pixel(box[0], box[3], READ_SCALE)
         readings: dict[int, Reading] = {}
         confs: dict[int, float] = {}
         to_name: list[tuple[int, Image.Image, bool]] = []
-        for i in range(SLOT_COUNTS[zone]):
-            if i in hidden:
-                continue
+        for i in sorted(todo):
             s = slot(seat, zone, i)
             cell = _cell(patch, s, ox, oy)
             occupied, ivory, sideways = self._occupancy(cell, s, zone)
@@ -152,7 +153,7 @@ class TableReader:
                 readings[i], confs[i] = ("empty", False), 1.0
             elif zone == "wall":
                 readings[i], confs[i] = ("back", False), 1.0
-            elif zone == "hand" and ivory < 0.6:
+            elif zone == "hand" and _face_depth(cell, s) < LYING_MM:
                 readings[i], confs[i] = ("empty", False), 1.0  # standing: not named here
             elif ivory < 0.3:
                 readings[i], confs[i] = ("back", sideways), 1.0
@@ -245,6 +246,13 @@ def _turn_back(a: np.ndarray, s: Slot, sideways: bool) -> np.ndarray:
 def _upright(cell: np.ndarray, s: Slot, sideways: bool) -> Image.Image:
     arr = np.ascontiguousarray(_turn_back(cell, s, sideways))
     return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
+
+
+def _face_depth(cell: np.ndarray, s: Slot) -> float:
+    """How deep (mm, towards the table centre) the bright face in a hand slot reaches."""
+    upright = _turn_back(cell.sum(2), s, False)
+    bright = upright > 0.5 * (float(upright.max()) + float(upright.min()))
+    return float((bright.mean(1) > 0.5).sum()) / READ_SCALE
 
 
 def _face_box(img: Image.Image) -> tuple[float, float, float, float]:

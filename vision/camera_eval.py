@@ -18,7 +18,7 @@ from referee.game.table import Table
 from referee.tiles import tile_name
 from vision.camera import TableReader
 
-SETTLED_S = 1.0  # a frame is settled when the truth has not changed for this long
+SETTLED_S = 1.5  # a frame is settled when the table has been at rest this long (the arm gone)
 MATCH_S = 6.0  # a reconstructed action matches a true one of the same kind within this time
 
 

@@ -33,7 +33,7 @@ class ZoneGate:
 
 @dataclass
 class Gate:
-    settle_s: float = 0.3
+    settle_s: float = 0.2
     zones: dict[tuple[str, str], ZoneGate] = field(default_factory=dict)
     previous: np.ndarray | None = None
     whole: np.ndarray | None = None  # the table as last read (zones) or first seen (elsewhere)
@@ -84,16 +84,33 @@ class Gate:
         out: np.ndarray = np.isin(labels, arms[arms > 0])
         return cv2.dilate(out.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
 
+    def changed_slots(self, seat: str, zone: str, view: np.ndarray) -> set[int]:
+        """Slots of a zone whose gate pixels differ from the zone's last reading."""
+        z = self.zones[(seat, zone)]
+        if z.reference is None:
+            return set(range(SLOT_COUNTS[zone]))
+        x1, y1, _, _ = z.box
+        out: set[int] = set()
+        for i in range(SLOT_COUNTS[zone]):
+            u1, v1, u2, v2 = _slot_box(seat, zone, i)
+            now = view[v1:v2, u1:u2]
+            ref = z.reference[v1 - y1 : v2 - y1, u1 - x1 : u2 - x1]
+            if now.shape == ref.shape and (np.abs(now - ref) > MOTION).any():
+                out.add(i)
+        return out
+
     def occluded(self, seat: str, zone: str) -> set[int]:
         """Slots of a zone that an arm covers now."""
         if self.occluder is None:
             return set()
         out: set[int] = set()
         for i in range(SLOT_COUNTS[zone]):
-            s = slot(seat, zone, i)
-            x1, y1, x2, y2 = pixel_box(
-                (s.x - s.w / 2, s.y - s.h / 2, s.x + s.w / 2, s.y + s.h / 2), GATE_SCALE
-            )
+            x1, y1, x2, y2 = _slot_box(seat, zone, i)
             if self.occluder[y1:y2, x1:x2].any():
                 out.add(i)
         return out
+
+
+def _slot_box(seat: str, zone: str, index: int) -> tuple[int, int, int, int]:
+    s = slot(seat, zone, index)
+    return pixel_box((s.x - s.w / 2, s.y - s.h / 2, s.x + s.w / 2, s.y + s.h / 2), GATE_SCALE)

@@ -28,8 +28,8 @@ class SlotState:
 
 @dataclass
 class Stabiliser:
-    agree: int = 3
-    window: int = 5
+    agree: int = 2
+    window: int = 3
     slots: dict[str, SlotState] = field(default_factory=dict)
 
     def state(self, key: str) -> SlotState:
