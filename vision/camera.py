@@ -48,6 +48,7 @@ class TableReader:
     felt: np.ndarray | None = None
     last_drift: float = -1e9
     reads: int = 0  # slots classified (the cost the gate saves)
+    unsettled: set[tuple[str, str]] = field(default_factory=set)
 
     def process(self, frame: np.ndarray, t: float, number: int = 0) -> list[ZoneSeen]:
         """One RGB frame at time ``t``: the zones whose committed state changed."""
@@ -56,14 +57,22 @@ class TableReader:
         assert self.calibration is not None
         view = self._gate_view(frame)
         out: list[ZoneSeen] = []
-        for seat, zone in self.gate.update(view, t):
+        due = self.gate.update(view, t)
+        due += [z for z in sorted(self.unsettled) if z not in due]
+        for seat, zone in due:
             hidden = self.gate.occluded(seat, zone)
-            for i in range(SLOT_COUNTS[zone]):
-                self.stabiliser.occlude(f"{seat}/{zone}/{i}", i in hidden)
-            todo = self.gate.changed_slots(seat, zone, view) - hidden
+            keys = [f"{seat}/{zone}/{i}" for i in range(SLOT_COUNTS[zone])]
+            for i, key in enumerate(keys):
+                self.stabiliser.occlude(key, i in hidden)
+            waiting = {i for i, key in enumerate(keys) if self.stabiliser.state(key).pending}
+            todo = (self.gate.changed_slots(seat, zone, view) | waiting) - hidden
             changed, pending = self._read_zone(frame, seat, zone, todo)
-            if not pending and not hidden:  # an arm's zone is read again once it has gone
-                self.gate.accept((seat, zone), view)
+            if pending:
+                self.unsettled.add((seat, zone))  # read again next frame, changed or not
+            else:
+                self.unsettled.discard((seat, zone))
+                if not hidden:  # an arm's zone is read again once it has gone
+                    self.gate.accept((seat, zone), view)
             if changed:
                 out.append(self._seen(seat, zone, t, number))
         return out
@@ -126,6 +135,7 @@ class TableReader:
             (round(1200 * GATE_SCALE),) * 2,
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         ).astype(np.float32)
+        view = cv2.GaussianBlur(view, (3, 3), 0.8)  # sensor noise is not motion
         out: np.ndarray = view / max(float(np.median(view)), 1.0)
         return out
 

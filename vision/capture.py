@@ -8,6 +8,7 @@ error: the watchdog reports it offline and reopens it after 1, 2, 4 … 30 s.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,9 @@ from typing import Protocol
 
 import cv2
 import numpy as np
+
+# FFmpeg's own messages ("moov atom not found") would go to stderr beside our one error line.
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 
 OFFLINE_AFTER_S = 20.0
 BACKOFF_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)

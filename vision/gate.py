@@ -21,6 +21,7 @@ GATE_SCALE = 0.25  # px per mm of the gate's view
 MOTION = 0.06  # a pixel moved: its brightness (relative to the table's) changed this much
 CHANGED_PIXELS = 3  # a zone with at least this many changed gate pixels is changed
 EDGE_MM = 525.0  # a changed blob reaching past this (|x| or |y|) is an arm from a player's side
+ARM_PIXELS = 150  # an arm covers at least this much of the gate's view (~2,400 mm²)
 ZONES = ("river", "meld", "hand", "penalty", "wall")
 
 
@@ -54,8 +55,7 @@ class Gate:
         due: list[tuple[str, str]] = []
         for key, z in self.zones.items():
             x1, y1, x2, y2 = z.box
-            if z.reference is None:
-                z.reference = view[y1:y2, x1:x2].copy()
+            if z.reference is None:  # never read: every slot is read (see changed_slots)
                 due.append(key)
                 continue
             if moving[y1:y2, x1:x2].sum() >= CHANGED_PIXELS:
@@ -75,8 +75,14 @@ class Gate:
             self.whole[y1:y2, x1:x2] = z.reference
 
     def _arms(self, changed: np.ndarray) -> np.ndarray:
-        mask = cv2.dilate(changed.astype(np.uint8), np.ones((5, 5), np.uint8))
-        _, labels = cv2.connectedComponents(mask)
+        # lone changed pixels (sensor noise on the dark floor past the table) are no arm
+        opened = cv2.morphologyEx(
+            changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)
+        )
+        mask = cv2.dilate(opened, np.ones((5, 5), np.uint8))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+        small = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] < ARM_PIXELS]
+        labels[np.isin(labels, small)] = 0
         edge = round((HALF - EDGE_MM) * GATE_SCALE)
         border = np.zeros(mask.shape, bool)
         border[:edge], border[-edge:], border[:, :edge], border[:, -edge:] = True, True, True, True
