@@ -129,13 +129,13 @@ class TableReader:
         )
         assert self.calibration is not None
         scaled = np.diag([1 / factor, 1 / factor, 1.0]) @ self.calibration.image_from_table
-        view = cv2.warpPerspective(
+        warped = cv2.warpPerspective(
             small,
             scaled @ plane_to_mm(GATE_SCALE),
             (round(1200 * GATE_SCALE),) * 2,
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         ).astype(np.float32)
-        view = cv2.GaussianBlur(view, (3, 3), 0.8)  # sensor noise is not motion
+        view = cv2.GaussianBlur(warped, (3, 3), 0.8)  # sensor noise is not motion
         out: np.ndarray = view / max(float(np.median(view)), 1.0)
         return out
 

@@ -67,7 +67,7 @@ class StoppingSource:
         self.clock, self.down = clock, down
         self.opened = 0
 
-    def isOpened(self) -> bool:  # noqa: N802 (OpenCV's name)
+    def isOpened(self) -> bool:
         return not self._down()
 
     def read(self) -> tuple[bool, np.ndarray | None]:
@@ -105,7 +105,7 @@ def test_watchdog_reports_offline_and_reconnects_with_back_off() -> None:
 def test_a_corrupt_or_truncated_video_is_a_clear_error(tmp_path: Path) -> None:
     junk = tmp_path / "junk.mp4"
     junk.write_bytes(b"\x00\x01not a video" * 100)
-    with pytest.raises(CaptureError, match="junk.mp4"):
+    with pytest.raises(CaptureError, match=r"junk\.mp4"):
         list(read_file(junk))
     clip = tmp_path / "clip.mp4"
     writer = cv2.VideoWriter(str(clip), cv2.VideoWriter.fourcc(*"mp4v"), 10.0, (64, 64))
