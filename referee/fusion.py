@@ -275,6 +275,7 @@ class Fusion:
         events = []
         for n, payload in enumerate(payloads):
             ts = draw_ts if payload.TYPE in ("draw", "replacement_draw") else obs.ts
+            ts = max(ts, self.table.state.last_ts or ts)  # never before what it follows
             events.append(self._event(payload, ts, (item.cite, obs.evidence), item.confidence, n))
         trial = copy.deepcopy(self.table)
         for event in events:

@@ -49,6 +49,7 @@ class TableReader:
     last_drift: float = -1e9
     reads: int = 0  # slots classified (the cost the gate saves)
     unsettled: set[tuple[str, str]] = field(default_factory=set)
+    hidden: set[str] = field(default_factory=set)  # slot keys under an arm in the last frame
 
     def process(self, frame: np.ndarray, t: float, number: int = 0) -> list[ZoneSeen]:
         """One RGB frame at time ``t``: the zones whose committed state changed."""
@@ -57,13 +58,17 @@ class TableReader:
         assert self.calibration is not None
         view = self._gate_view(frame)
         out: list[ZoneSeen] = []
+        for key in self.hidden:  # occlusion is a state of now: cleared, then set again
+            self.stabiliser.occlude(key, False)
+        self.hidden = set()
         due = self.gate.update(view, t)
         due += [z for z in sorted(self.unsettled) if z not in due]
         for seat, zone in due:
             hidden = self.gate.occluded(seat, zone)
             keys = [f"{seat}/{zone}/{i}" for i in range(SLOT_COUNTS[zone])]
-            for i, key in enumerate(keys):
-                self.stabiliser.occlude(key, i in hidden)
+            for i in hidden:
+                self.stabiliser.occlude(keys[i], True)
+                self.hidden.add(keys[i])
             waiting = {i for i, key in enumerate(keys) if self.stabiliser.state(key).pending}
             todo = (self.gate.changed_slots(seat, zone, view) | waiting) - hidden
             changed, pending = self._read_zone(frame, seat, zone, todo)
@@ -226,6 +231,32 @@ class TableReader:
         if zone == "wall":
             return ZoneSeen(t, wind, zone, (), count, f"frame:{number}")
         return ZoneSeen(t, wind, zone, tuple(slots), None, f"frame:{number}")
+
+    def overlay(self, frame: np.ndarray, scale: float = 0.6) -> np.ndarray:
+        """The rectified table with every slot drawn: green a tile, red under an arm, yellow
+        still being confirmed; its name beside it (for ``mjref vision run --show``)."""
+        from vision.zones import HALF, all_slots
+
+        view = self._warp(frame, (-HALF, -HALF, HALF, HALF), scale).copy()
+        for s in all_slots():
+            st = self.stabiliser.state(s.key)
+            colour = (255, 60, 60) if st.occluded else (255, 220, 0) if st.pending else (0, 200, 0)
+            if st.reading[0] == "empty" and not st.occluded and not st.pending:
+                continue
+            x1, y1 = to_pixel(s.x - s.w / 2, s.y + s.h / 2, scale)
+            x2, y2 = to_pixel(s.x + s.w / 2, s.y - s.h / 2, scale)
+            cv2.rectangle(view, (round(x1), round(y1)), (round(x2), round(y2)), colour, 1)
+            if s.zone != "wall":
+                cv2.putText(
+                    view,
+                    st.reading[0],
+                    (round(x1), round(y1) - 2),
+                    cv2.FONT_HERSHEY_PLAIN,
+                    0.7,
+                    colour,
+                    1,
+                )
+        return view
 
     def slot_labels(self) -> dict[str, str]:
         """Every committed lying tile by slot key (``^`` marks a sideways tile)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from referee.logread import read_log_file
 from vision.calibrate import Calibration, CalibrationError, calibrate, from_corners
 from vision.camera import TableReader
 from vision.camera_eval import engine_from, read_truth, run_frames, score, setup_events
-from vision.capture import CaptureError, read_file
+from vision.capture import CaptureError, live_frames, read_file
 from vision.detect import TileRecognizer
 from vision.synth.video import POSES, STYLES, RenderSpec, render_video
 
@@ -133,17 +134,38 @@ def _run(args: argparse.Namespace) -> int:
     try:
         reader = _reader(args.calibration)
         setup = read_log_file(args.setup).sessions[0].events if args.setup else []
-        deal = next((i for i, e in enumerate(setup) if e.type == "deal"), len(setup) - 1)
-        table, seq = engine_from(setup[: deal + 1])
-        out = args.events_out.open("w") if args.events_out else None
-        fusion = Fusion(
-            table, seq, on_event=(lambda e: out.write(e.to_json() + "\n")) if out else None
+    except (CalibrationError, OSError, IndexError) as exc:
+        return _fail(
+            f"{exc}"
+            if isinstance(exc, CalibrationError)
+            else f"{args.setup}: cannot read the setup log ({exc})"
         )
-        result = run_frames(read_file(Path(args.source)), reader, fusion)
-    except (CalibrationError, CaptureError) as exc:
+    deal = next((i for i, e in enumerate(setup) if e.type == "deal"), len(setup) - 1)
+    table, seq = engine_from(setup[: deal + 1])
+    t0 = setup[deal].ts if setup else 0.0  # the video starts at the deal, on the log's clock
+    show = Path(f"{args.source}.show.jpg") if args.show else None
+    shown = [-1.0]
+
+    def on_frame(number: int, t: float, frame: Any) -> None:
+        if show is not None and t - shown[0] >= 1.0 and reader.calibration is not None:
+            shown[0] = t
+            cv2.imwrite(str(show), cv2.cvtColor(reader.overlay(frame), cv2.COLOR_RGB2BGR))
+
+    try:
+        with open(args.events_out or os.devnull, "w") as out:
+            for event in setup[: deal + 1]:  # the log replays on its own (mjref replay)
+                print(event.to_json(), file=out)
+            fusion = Fusion(table, seq, on_event=lambda e: print(e.to_json(), file=out))
+            source = (
+                read_file(Path(args.source), t0)
+                if not args.source.isdigit() and ("://" not in args.source)
+                else live_frames(args.source)
+            )
+            result = run_frames(source, reader, fusion, on_frame=on_frame)
+    except CaptureError as exc:
         return _fail(str(exc))
-    except (OSError, IndexError) as exc:
-        return _fail(f"cannot read the setup log or write the events ({exc})")
+    except OSError as exc:
+        return _fail(f"{args.events_out}: cannot write the events ({exc.strerror})")
     for a in fusion.alerts:
         print(f"alert {a.rule} at {a.ts:.1f} s: {a.message}")
     actions = [e for e in fusion.events if e.type != "observation"]

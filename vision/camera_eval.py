@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,15 +48,20 @@ def run_frames(
     reader: TableReader,
     fusion: Fusion,
     truth: dict[int, dict[str, Any]] | None = None,
+    on_frame: Callable[[int, float, np.ndarray], None] | None = None,
 ) -> RunResult:
     """Feed frames through reader and fusion; with truth, count right slots on settled frames."""
     result = RunResult(fusion, reader)
     start = time.perf_counter()
     last_change, previous = -1e9, None
+    last_t: float | None = None
     for number, t, frame in frames:
+        last_t = t
         for obs in reader.process(frame, t, number):
             fusion.observe(obs)
         result.frames += 1
+        if on_frame is not None:
+            on_frame(number, t, frame)
         line = truth.get(number) if truth else None
         if line is None:
             continue
@@ -73,6 +78,8 @@ def run_frames(
             result.slots_seen += 1
             result.slots_right += tiles.get(key) == got.get(key)
     result.seconds = time.perf_counter() - start
+    if last_t is not None:
+        fusion.flush(last_t)  # the end of the input: what waits for a legal order is an alert
     return result
 
 

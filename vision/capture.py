@@ -137,3 +137,23 @@ class Watchdog:
     def _schedule(self, now: float) -> None:
         self._next_try = now + BACKOFF_S[min(self._attempt, len(BACKOFF_S) - 1)]
         self._attempt += 1
+
+
+def live_frames(source: str) -> Iterator[tuple[int, float, np.ndarray]]:
+    """Frames of a camera or stream under the watchdog, on the wall clock (the rig injects its
+    own clock through :class:`Watchdog`); runs until interrupted."""
+    import time
+
+    dog = Watchdog(lambda: open_source(source), time.monotonic)
+    n = told = 0
+    while True:
+        got = dog.poll()
+        for status in dog.statuses[told:]:
+            print(f"camera {source}: {status.message}", flush=True)
+        told = len(dog.statuses)
+        if got is None:
+            time.sleep(0.05)
+            continue
+        t, frame = got
+        yield n, t, cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)
+        n += 1
