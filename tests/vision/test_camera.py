@@ -3,6 +3,7 @@ the river, and a rendered clip through the whole pipeline into the referee core.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -192,3 +193,47 @@ def test_a_rendered_clip_through_the_pipeline_gives_exactly_the_expected_actions
     got = [action_key(e) for e in fusion.events if e.type in kinds]
     assert got == want
     assert fusion.alerts == []
+
+
+def _mjref(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from referee.cli import main; raise SystemExit(main())", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_cli_render_calibrate_and_eval_json(tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    log.write_text("".join(e.to_json() + "\n" for e in game()))
+    video, truth = tmp_path / "g.mp4", tmp_path / "truth.jsonl"
+    run = _mjref(
+        "vision",
+        "render",
+        str(log),
+        "--out",
+        str(video),
+        "--truth",
+        str(truth),
+        "--size",
+        "960x540",
+        "--fps",
+        "5",
+        "--end",
+        "14",
+        "--camera",
+        "high",
+    )
+    assert run.returncode == 0, run.stderr
+    run = _mjref("vision", "calibrate", str(video), "--out", str(tmp_path / "cal.json"))
+    assert run.returncode == 0 and "reprojection error" in run.stdout, run.stderr
+    run = _mjref("vision", "eval", str(video), "--truth", str(truth), "--json")
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout)
+    keys = {"slot_accuracy", "action_precision", "action_recall", "latency_median_s", "fps"}
+    assert keys <= set(figures)
+    bad = _mjref(
+        "vision", "calibrate", str(video), "--out", str(tmp_path / "c.json"), "--corners", "1,2 3,4"
+    )
+    assert bad.returncode == 2 and "need 4 corner points" in bad.stderr
