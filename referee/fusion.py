@@ -9,7 +9,9 @@ the change into the action that explains it:
 - a new meld of 3 → ``chow`` / ``pung`` (the sideways tile is the claimed discard, its cell names
   the source: left, middle, right = left, opposite, right player); 4 face up → exposed ``kong``,
   2 face down → concealed ``kong``; a 4th tile on a pung → added ``kong``;
-- 8 or more tiles face up in a hand zone → ``win`` and ``hand_revealed``.
+- 8 or more tiles face up in a hand zone → ``win`` and ``hand_revealed``;
+- new face-up tiles right of a hand → ``tiles_exposed`` (live penalty tiles, WMC-9.1), and a
+  river tile that only the penalty tiles hold → a ``discard`` of a penalty tile (WMC-9.2).
 
 Every action is first tried on a copy of the engine: one the rules refuse is never recorded, it
 becomes an alert for a referee (``FUSION-illegal``, citing the rule that refused it); a change
@@ -36,6 +38,7 @@ from referee.events import (
     Pung,
     ReplacementDraw,
     Source,
+    TilesExposed,
     WinDeclared,
     make_event,
 )
@@ -138,6 +141,11 @@ class Fusion:
                 self._discard(obs, now[index], cite)
         elif obs.zone == "meld":
             self._melds(obs, before, now, cite)
+        elif obs.zone == "penalty":
+            shown = [now[i].tile for i in sorted(set(now) - set(before))]
+            if shown and all(t is not None for t in shown):
+                tiles = tuple(sorted(t for t in shown if t is not None))
+                self._attempt(lambda: [TilesExposed(seat=obs.seat, tiles=tiles)], obs, cite, 1.0)
         elif obs.zone == "hand":
             faces = [s for s in obs.slots if s.tile is not None]
             if len(faces) >= REVEALED and obs.seat not in self.revealed:
@@ -160,7 +168,12 @@ class Fusion:
         tile = seen.tile
 
         def plan() -> list[Payload]:
-            return [*self._draw_before(obs.seat), Discard(seat=obs.seat, tile=tile)]
+            hand = self.table.state.hand
+            me = hand.seats[obs.seat] if hand is not None else None
+            # a tile the hand no longer holds but lies among its penalty tiles (WMC-9.2)
+            penalty = me is not None and me.counts[tile] == 0 and tile in me.penalty
+            discard = Discard(seat=obs.seat, tile=tile, penalty=penalty)
+            return [*self._draw_before(obs.seat), discard]
 
         self._attempt(plan, obs, cite, seen.confidence)
 

@@ -79,3 +79,19 @@ def test_a_discard_the_rules_forbid_is_an_alert_not_an_event() -> None:
     assert [e.type for e in fusion.events] == ["observation"]
     assert [a.rule for a in fusion.alerts] == ["FUSION-illegal"]
     assert "WMC-4.1" in fusion.alerts[0].message
+
+
+def test_tiles_laid_right_of_a_hand_are_exposed_penalty_tiles_then_discardable() -> None:
+    fusion = _setup()
+    hand = fusion.table.state.hand
+    assert hand is not None
+    east = hand.seats[Wind.E]
+    tile = next(t for t in east.concealed if east.counts[t] == 1)  # its only copy
+    fusion.observe(ZoneSeen(12.0, Wind.E, "penalty", (SlotSeen(0, tile),)))
+    assert [e.type for e in fusion.events][-1] == "tiles_exposed"
+    assert hand.seats[Wind.E].penalty_live == [tile]
+    fusion.observe(ZoneSeen(13.0, Wind.E, "penalty", ()))
+    fusion.observe(ZoneSeen(13.0, Wind.E, "river", (SlotSeen(0, tile),)))
+    last = fusion.events[-1]
+    assert last.type == "discard" and getattr(last.payload, "penalty", False)
+    assert fusion.alerts == []
