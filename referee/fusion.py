@@ -151,6 +151,13 @@ class Fusion:
             if len(faces) >= REVEALED and obs.seat not in self.revealed:
                 self._win(obs, faces, cite)
 
+    def follow(self, event: Event) -> None:
+        """An event from another source of the same session (the table link's wall and dice,
+        a heard call, a referee): fusion's engine sees it too, and the seq continues after it."""
+        self.table.apply(event)
+        self.next_seq = max(self.next_seq, event.seq + 1)
+        self._retry()
+
     def flush(self, ts: float) -> None:
         """The input ended (or paused): actions still waiting for a legal order are alerts."""
         self._expire(ts + PENDING_S + 1.0)

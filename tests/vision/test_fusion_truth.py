@@ -95,3 +95,16 @@ def test_tiles_laid_right_of_a_hand_are_exposed_penalty_tiles_then_discardable()
     last = fusion.events[-1]
     assert last.type == "discard" and getattr(last.payload, "penalty", False)
     assert fusion.alerts == []
+
+
+def test_events_of_other_sources_are_followed_and_the_seq_continues() -> None:
+    events = game()
+    deal = next(i for i, e in enumerate(events) if e.type == "deal")
+    fusion = Fusion(Table(), 0)
+    for e in events[: deal + 1]:
+        fusion.follow(e)
+    assert fusion.next_seq == deal + 1
+    first = events[deal + 1]  # East's first discard, seen by the camera
+    fusion.observe(ZoneSeen(first.ts + 1, Wind.E, "river", (SlotSeen(0, first.payload.tile),)))
+    assert [e.seq for e in fusion.events] == [deal + 1, deal + 2]
+    assert fusion.events[-1].type == "discard"
