@@ -137,9 +137,21 @@ def from_corners(points: list[tuple[float, float]]) -> Calibration:
 def drift_px(cal: Calibration, image: np.ndarray) -> float | None:
     """How far (px, the largest over markers seen) the markers lie from where ``cal`` puts
     them; None when fewer than 2 are seen (an arm over a corner is not a move)."""
-    found = find_markers(image)
+    found: dict[int, np.ndarray] = {}
+    h, w = image.shape[:2]
+    for marker in MARKER_IDS:  # look only around where each marker should be: a fraction of
+        centre = cal.project(np.array([MARKER_CENTRES[marker]]))[0]  # the full frame's cost
+        side = float(np.linalg.norm(np.diff(cal.project(marker_corners_mm(marker))[:2], axis=0)))
+        r = round(max(side, 8.0) * 2.5)
+        x0, y0 = max(0, round(centre[0]) - r), max(0, round(centre[1]) - r)
+        x1, y1 = min(w, round(centre[0]) + r), min(h, round(centre[1]) + r)
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            continue
+        quad = find_markers(image[y0:y1, x0:x1]).get(marker)
+        if quad is not None:
+            found[marker] = quad + np.array([x0, y0])
     if len(found) < 2:
-        return None
+        return None if len(find_markers(image)) < 2 else MOVED_PX * 100
     worst = 0.0
     for marker, quad in found.items():
         expected = cal.project(marker_corners_mm(marker))

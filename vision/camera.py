@@ -190,31 +190,33 @@ class TableReader:
         return changed, pending
 
     def _occupancy(self, cell: np.ndarray, s: Slot, zone: str) -> tuple[bool, float, bool]:
-        """(a tile lies here, the share of its pixels that are ivory face, it lies sideways)."""
+        """(a tile lies here, the share of its pixels that are ivory face, it lies sideways);
+        judged at 1 px/mm (every other pixel of the cell)."""
         assert self.felt is not None
-        felt = self.felt
-        total = cell.sum(2) + 1.0
-        chroma = np.abs(cell / total[..., None] - felt / (felt.sum() + 1.0)).sum(2)
-        bright = total / (felt.sum() + 1.0)
-        spread = cell.max(2) - cell.min(2)
+        c = cell[::2, ::2]
+        felt_sum = float(self.felt.sum()) + 1.0
+        total = c.sum(2) + 1.0
+        chroma = np.abs(c / total[..., None] - self.felt / felt_sum).sum(2)
+        bright = total / felt_sum
+        top = c.max(2)
         tile = (chroma > 0.12) | (bright > 1.6) | (bright < 0.45)
-        ivory = (bright > 1.6) & (spread < 0.35 * cell.max(2) + 1)
+        ivory = (bright > 1.6) & (top - c.min(2) < 0.35 * top + 1)
         h, w = tile.shape
-        m = round(MARGIN_MM * READ_SCALE)
+        m = round(MARGIN_MM)
         inner = tile[m + h // 8 : h - m - h // 8, m + w // 8 : w - m - w // 8]
-        occupied = bool(inner.mean() > 0.45) if inner.size else False
-        share = float(ivory[m : h - m, m : w - m].mean()) / max(float(inner.mean()), 1e-3)
+        filled = float(inner.mean()) if inner.size else 0.0
+        share = float(ivory[m : h - m, m : w - m].mean()) / max(filled, 1e-3)
         sideways = False
-        if zone == "meld" and occupied:
+        if zone == "meld" and filled > 0.45:
             upright = _turn_back(tile, s, False)
             uh, uw = upright.shape
-            edge = round(6 * READ_SCALE)
+            edge = 6
             cols = upright[m + edge : uh - m - edge, m : m + edge].mean()
             cols += upright[m + edge : uh - m - edge, uw - m - edge : uw - m].mean()
             rows = upright[m : m + edge, m + edge : uw - m - edge].mean()
             rows += upright[uh - m - edge : uh - m, m + edge : uw - m - edge].mean()
             sideways = bool(cols > rows + 0.3)
-        return occupied, min(share, 1.0), sideways
+        return filled > 0.45, min(share, 1.0), sideways
 
     def _seen(self, seat: str, zone: str, t: float, number: int) -> ZoneSeen:
         slots: list[SlotSeen] = []

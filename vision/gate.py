@@ -75,6 +75,8 @@ class Gate:
             self.whole[y1:y2, x1:x2] = z.reference
 
     def _arms(self, changed: np.ndarray) -> np.ndarray:
+        if not changed.any():
+            return changed
         # lone changed pixels (sensor noise on the dark floor past the table) are no arm
         opened = cv2.morphologyEx(
             changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)
