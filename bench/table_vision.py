@@ -143,7 +143,8 @@ def main() -> int:
             print(
                 f"seed {g['seed']}: slots {g['slot_accuracy']:.4f} precision "
                 f"{g['action_precision']:.3f} recall {g['action_recall']:.3f} latency "
-                f"{g['latency_median_s']:.2f} s alerts {g['alerts']}",
+                f"{g['latency_median_s']:.2f} s alerts {g['alerts']} (slots {g['slots_right']}/"
+                f"{g['slots']}, actions {g['actions']}, illegal {g['illegal_recorded']})",
                 flush=True,
             )
     out: dict[str, Any] = {}

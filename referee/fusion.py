@@ -50,6 +50,7 @@ from referee.tiles import Tile, tile_name
 MELD_CELLS = 4
 REVEALED = 8  # face-up tiles in a hand zone that mean the hand was laid down
 WALL_RECENT_S = 5.0  # a wall change this recent times the draw that a discard implies
+DRAW_UNSEEN_S = 3.0  # a discard whose draw the wall did not show waits this long for a claim
 PENDING_S = 8.0  # an action the rules refuse now may wait this long for an earlier one
 FUSION_ILLEGAL = "FUSION-illegal"
 FUSION_AMBIGUOUS = "FUSION-ambiguous"
@@ -120,8 +121,13 @@ class Fusion:
     on_event: Callable[[Event], None] | None = None
     pending: list[_Pending] = field(default_factory=list)
     wall_counts: dict[Wind, int] = field(default_factory=dict)
+    action_ts: float = float("-inf")  # the latest game action recorded
+    now: float = float("-inf")  # the latest observation's time
+    melds_used: dict[tuple[Wind, int], tuple[int, ...]] = field(default_factory=dict)
 
     def observe(self, obs: ZoneSeen) -> None:
+        self.now = max(self.now, obs.ts)
+        self._retry()
         cite = self._log(
             Observation(sensor="camera", kind="zone", data=obs.to_data()), obs.ts, obs.evidence
         )
@@ -132,7 +138,7 @@ class Fusion:
             was = self.wall_counts.get(obs.seat)
             if obs.count is not None:
                 self.wall_counts[obs.seat] = obs.count
-                if was is not None and obs.count < was:  # a stack taken: a draw's time
+                if was is not None and obs.count <= was:  # a tile taken: a draw's time
                     self.wall_changed = obs.ts
                     self._retry()
             return
@@ -158,8 +164,13 @@ class Fusion:
         self.next_seq = max(self.next_seq, event.seq + 1)
         self._retry()
 
+    def _wall_recent(self, ts: float) -> bool:
+        return self.wall_changed is not None and ts - self.wall_changed <= WALL_RECENT_S
+
     def flush(self, ts: float) -> None:
         """The input ended (or paused): actions still waiting for a legal order are alerts."""
+        self.now = max(self.now, ts + DRAW_UNSEEN_S)
+        self._retry()
         self._expire(ts + PENDING_S + 1.0)
 
     # ---- actions -----------------------------------------------------------------------------
@@ -176,11 +187,15 @@ class Fusion:
 
         def plan() -> list[Payload]:
             hand = self.table.state.hand
+            before = self._draw_before(obs.seat)
+            unseen = not self._wall_recent(obs.ts)
+            if before and unseen and self.now - obs.ts < DRAW_UNSEEN_S:
+                return []  # no draw seen: wait, a claim may explain the discard instead
             me = hand.seats[obs.seat] if hand is not None else None
             # a tile the hand no longer holds but lies among its penalty tiles (WMC-9.2)
             penalty = me is not None and me.counts[tile] == 0 and tile in me.penalty
             discard = Discard(seat=obs.seat, tile=tile, penalty=penalty)
-            return [*self._draw_before(obs.seat), discard]
+            return [*before, discard]
 
         self._attempt(plan, obs, cite, seen.confidence)
 
@@ -198,11 +213,16 @@ class Fusion:
     def _melds(
         self, obs: ZoneSeen, before: dict[int, SlotSeen], now: dict[int, SlotSeen], cite: str
     ) -> None:
+        """Each meld is judged on its cells as now seen, until an action has used them: a
+        reading corrected a frame later replaces the one still waiting."""
+        del before  # a meld's history is what its actions used (``melds_used``)
         for meld in sorted({i // MELD_CELLS for i in now}):
+            key = (obs.seat, meld)
             cells = [now[i] for i in sorted(now) if i // MELD_CELLS == meld]
-            old = [before[i] for i in sorted(before) if i // MELD_CELLS == meld]
-            if len(cells) == len(old) or len(cells) < 3:
+            used = self.melds_used.get(key, ())
+            if len(cells) < 3 or len(cells) <= len(used):
                 continue
+            self.pending = [p for p in self.pending if p.key != key]
             if any(c.confidence < self.min_confidence for c in cells):
                 self._alert(
                     FUSION_AMBIGUOUS,
@@ -211,11 +231,15 @@ class Fusion:
                     cite,
                 )
                 continue
+            old = [c for c in cells if c.index in used]
 
             def plan(cells: list[SlotSeen] = cells, old: list[SlotSeen] = old) -> list[Payload]:
                 return self._meld_action(obs, cells, old)
 
-            self._attempt(plan, obs, cite, min(c.confidence for c in cells))
+            def done(key: tuple[Wind, int] = key, cells: list[SlotSeen] = cells) -> None:
+                self.melds_used[key] = tuple(c.index for c in cells)
+
+            self._attempt(plan, obs, cite, min(c.confidence for c in cells), key, done)
 
     def _meld_action(
         self, obs: ZoneSeen, cells: list[SlotSeen], old: list[SlotSeen]
@@ -265,11 +289,17 @@ class Fusion:
 
     # ---- the engine --------------------------------------------------------------------------
     def _attempt(
-        self, plan: Callable[[], list[Payload]], obs: ZoneSeen, cite: str, confidence: float
+        self,
+        plan: Callable[[], list[Payload]],
+        obs: ZoneSeen,
+        cite: str,
+        confidence: float,
+        key: tuple[Wind, int] | None = None,
+        done: Callable[[], None] | None = None,
     ) -> None:
         """Record the planned actions if the rules allow them now; else wait (another
         observation may come first in the legal order) until ``PENDING_S`` has passed."""
-        self.pending.append(_Pending(plan, obs, cite, confidence))
+        self.pending.append(_Pending(plan, obs, cite, confidence, key, done))
         self._retry()
         self._expire(obs.ts)
 
@@ -280,6 +310,8 @@ class Fusion:
             for item in list(self.pending):
                 if self._apply_plan(item):
                     self.pending.remove(item)
+                    if item.done is not None:
+                        item.done()
                     progress = True
                     break
 
@@ -295,7 +327,7 @@ class Fusion:
         events = []
         for n, payload in enumerate(payloads):
             ts = draw_ts if payload.TYPE in ("draw", "replacement_draw") else obs.ts
-            ts = max(ts, self.table.state.last_ts or ts)  # never before what it follows
+            ts = max(ts, self.action_ts)  # never before the action it follows
             events.append(self._event(payload, ts, (item.cite, obs.evidence), item.confidence, n))
         trial = copy.deepcopy(self.table)
         for event in events:
@@ -305,6 +337,7 @@ class Fusion:
                 return False
         for event in events:
             self._record(event)
+        self.action_ts = max(self.action_ts, *(e.ts for e in events))
         if any(p.TYPE in ("draw", "replacement_draw") for p in payloads):
             self.wall_changed = None
         return True
@@ -367,6 +400,8 @@ class _Pending:
     obs: ZoneSeen
     cite: str
     confidence: float
+    key: tuple[Wind, int] | None = None  # the meld it reads (a newer reading replaces it)
+    done: Callable[[], None] | None = None
     why: str = ""
 
 

@@ -61,8 +61,10 @@ class TableReader:
         for key in self.hidden:  # occlusion is a state of now: cleared, then set again
             self.stabiliser.occlude(key, False)
         self.hidden = set()
-        due = self.gate.update(view, t)
-        due += [z for z in sorted(self.unsettled) if z not in due]
+        if not self.gate.ready(view, t):
+            return []
+        changed_zones = self.gate.update(view, t)
+        due = changed_zones + [z for z in sorted(self.unsettled) if z not in changed_zones]
         for seat, zone in due:
             hidden = self.gate.occluded(seat, zone)
             keys = [f"{seat}/{zone}/{i}" for i in range(SLOT_COUNTS[zone])]
@@ -78,7 +80,12 @@ class TableReader:
                 self.unsettled.discard((seat, zone))
                 if not hidden:  # an arm's zone is read again once it has gone
                     self.gate.accept((seat, zone), view)
-            if changed:
+            # a wall that changed and settled is reported even when no stack is gone yet: the
+            # top tile of a stack was taken, and that times the draw
+            touched = (
+                zone == "wall" and not pending and not hidden and (seat, zone) in changed_zones
+            )
+            if changed or touched:
                 out.append(self._seen(seat, zone, t, number))
         return out
 

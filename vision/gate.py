@@ -21,6 +21,8 @@ GATE_SCALE = 0.25  # px per mm of the gate's view
 MOTION = 0.06  # a pixel moved: its brightness (relative to the table's) changed this much
 CHANGED_PIXELS = 3  # a zone with at least this many changed gate pixels is changed
 EDGE_MM = 525.0  # a changed blob reaching past this (|x| or |y|) is an arm from a player's side
+START_CALM_S = 1.0  # the table at rest this long before the first reading
+ABSORB_S = 8.0  # still this long outside the zones: background, not an arm
 ARM_PIXELS = 150  # an arm covers at least this much of the gate's view (~2,400 mm²)
 ZONES = ("river", "meld", "hand", "penalty", "wall")
 
@@ -37,21 +39,44 @@ class Gate:
     settle_s: float = 0.2
     zones: dict[tuple[str, str], ZoneGate] = field(default_factory=dict)
     previous: np.ndarray | None = None
-    whole: np.ndarray | None = None  # the table as last read (zones) or first seen (elsewhere)
+    whole: np.ndarray | None = None  # the table as last read (zones) or at rest (elsewhere)
+    still: np.ndarray | None = None  # since when each gate pixel has not moved
+    calm_since: float | None = None
+    outside: np.ndarray = field(default_factory=lambda: np.ones((0, 0), bool))
     occluder: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        side = round(2 * HALF * GATE_SCALE)
+        self.outside = np.ones((side, side), bool)
         for seat in SEATS:
             for zone in ZONES:
-                self.zones[(seat, zone)] = ZoneGate(pixel_box(zone_box(seat, zone), GATE_SCALE))
+                box = pixel_box(zone_box(seat, zone), GATE_SCALE)
+                self.zones[(seat, zone)] = ZoneGate(box)
+                self.outside[box[1] : box[3], box[0] : box[2]] = False
+
+    def ready(self, view: np.ndarray, t: float) -> bool:
+        """Whether the table has been at rest for ``START_CALM_S`` (checked until it has): the
+        first readings and the background are taken from a table no arm is over."""
+        if self.calm_since is not None and t - self.calm_since >= START_CALM_S:
+            return True
+        prev = self.previous if self.previous is not None else view
+        self.previous = view
+        if (np.abs(view - prev) > MOTION).sum() >= ARM_PIXELS // 4 or self.calm_since is None:
+            self.calm_since = t
+        return t - self.calm_since >= START_CALM_S
 
     def update(self, view: np.ndarray, t: float) -> list[tuple[str, str]]:
         """Feed one gate view; the zones that are still and changed since their last reading."""
         prev = self.previous if self.previous is not None else view
         moving = np.abs(view - prev) > MOTION
         self.previous = view
-        if self.whole is None:
-            self.whole = view.copy()
+        if self.whole is None or self.still is None:
+            self.whole, self.still = view.copy(), np.full(view.shape, t, np.float32)
+        # outside the zones the table as first seen slowly becomes the table as it is: what has
+        # not moved for ABSORB_S (an arm at rest longer than any reach) is background
+        self.still[moving] = t
+        calm = (t - self.still >= ABSORB_S) & self.outside
+        self.whole[calm] = view[calm]
         due: list[tuple[str, str]] = []
         for key, z in self.zones.items():
             x1, y1, x2, y2 = z.box

@@ -32,9 +32,10 @@ def observations(delay: float = 0.7) -> list[ZoneSeen]:
     shown: dict[tuple[str, str], object] = {}
     for t, _action, layout in replay_layouts(game()):
         for seat in SEATS:
-            walls = sum(v > 0 for k, v in layout.wall.items() if k.startswith(seat))
-            if layout.wall and shown.get((seat, "wall")) != walls:
-                shown[(seat, "wall")] = walls
+            heights = tuple(v for k, v in sorted(layout.wall.items()) if k.startswith(seat))
+            walls = sum(v > 0 for v in heights)
+            if layout.wall and shown.get((seat, "wall")) != heights:  # a tile taken is seen
+                shown[(seat, "wall")] = heights
                 out.append(ZoneSeen(t + delay, Wind(SEATS.index(seat)), "wall", (), walls))
             for zone in ZONES:
                 slots = _zone(layout, seat, zone)
