@@ -82,9 +82,9 @@ class TableReader:
                     self.gate.accept((seat, zone), view)
             # a wall that changed and settled is reported even when no stack is gone yet: the
             # top tile of a stack was taken, and that times the draw
-            touched = (
-                zone == "wall" and not pending and not hidden and (seat, zone) in changed_zones
-            )
+            # (with an arm anywhere on the table, a wall's change may be its shadow)
+            arm = self.gate.occluder is not None and bool(self.gate.occluder.any())
+            touched = zone == "wall" and not pending and not arm and (seat, zone) in changed_zones
             if changed or touched:
                 out.append(self._seen(seat, zone, t, number))
         return out

@@ -159,15 +159,15 @@ def test_an_arm_held_over_the_river_for_3_s_changes_nothing(recognizer: TileReco
     reader = TableReader(recognizer)
     seen = []
     fps = 5
-    for i in range(5 * fps):
+    for i in range(6 * fps):  # 2 s at rest (reading starts after 1 s), 3 s of arm, 1 s
         t = i / fps
-        arms = [("S", slot("E", "river", 3), 0.95)] if 1.0 <= t < 4.0 else []
+        arms = [("S", slot("E", "river", 3), 0.95)] if 2.0 <= t < 5.0 else []
         out = reader.process(renderer.film(plane, t, arms), t, i)
         seen += [(t, o.zone, o.seat.name) for o in out]
-        if 1.0 <= t < 4.0:
+        if 2.0 <= t < 5.0:
             labels = reader.slot_labels()
             assert {k: v for k, v in labels.items() if "/river/" in k} == _names(layout)
-    assert [s for s in seen if s[0] >= 1.0] == []  # nothing changed while the arm was there
+    assert [s for s in seen if s[0] >= 2.0] == []  # nothing changed while the arm was there
     assert {k: v for k, v in reader.slot_labels().items() if "/river/" in k} == _names(layout)
 
 
