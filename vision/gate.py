@@ -21,7 +21,8 @@ GATE_SCALE = 0.25  # px per mm of the gate's view
 MOTION = 0.06  # a pixel moved: its brightness (relative to the table's) changed this much
 CHANGED_PIXELS = 3  # a zone with at least this many changed gate pixels is changed
 EDGE_MM = 525.0  # a changed blob reaching past this (|x| or |y|) is an arm from a player's side
-START_CALM_S = 1.0  # the table at rest this long before the first reading
+START_CALM_S = 0.6  # the table at rest this long before the first reading …
+START_WAIT_S = 4.0  # … waited for at most this long
 ABSORB_S = 8.0  # still this long outside the zones: background, not an arm
 ARM_PIXELS = 150  # an arm covers at least this much of the gate's view (~2,400 mm²)
 ZONES = ("river", "meld", "hand", "penalty", "wall")
@@ -42,6 +43,7 @@ class Gate:
     whole: np.ndarray | None = None  # the table as last read (zones) or at rest (elsewhere)
     still: np.ndarray | None = None  # since when each gate pixel has not moved
     calm_since: float | None = None
+    first_seen: float | None = None
     outside: np.ndarray = field(default_factory=lambda: np.ones((0, 0), bool))
     occluder: np.ndarray | None = None
 
@@ -59,10 +61,14 @@ class Gate:
         first readings and the background are taken from a table no arm is over."""
         if self.calm_since is not None and t - self.calm_since >= START_CALM_S:
             return True
+        if self.first_seen is None:
+            self.first_seen = t
         prev = self.previous if self.previous is not None else view
         self.previous = view
         if (np.abs(view - prev) > MOTION).sum() >= ARM_PIXELS // 4 or self.calm_since is None:
             self.calm_since = t
+        if t - self.first_seen >= START_WAIT_S:  # a busy table: start anyway (the background
+            self.calm_since = t - START_CALM_S  # past the zones heals in ABSORB_S)
         return t - self.calm_since >= START_CALM_S
 
     def update(self, view: np.ndarray, t: float) -> list[tuple[str, str]]:
