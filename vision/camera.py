@@ -22,8 +22,16 @@ from vision.classes import BACK, class_label
 from vision.detect import TileRecognizer, tile_crop
 from vision.gate import GATE_SCALE, Gate
 from vision.stabilise import Reading, Stabiliser
-from vision.synth.video import plane_to_mm
-from vision.zones import SEATS, SLOT_COUNTS, Slot, pixel_box, slot, to_pixel, zone_box
+from vision.zones import (
+    SEATS,
+    SLOT_COUNTS,
+    Slot,
+    pixel_box,
+    plane_to_mm,
+    slot,
+    to_pixel,
+    zone_box,
+)
 
 READ_SCALE = 2.0  # px per mm of a zone read for naming
 MARGIN_MM = 6.0  # around a slot: a tile's face seems shifted by its height (parallax)
@@ -84,7 +92,8 @@ class TableReader:
             # top tile of a stack was taken, and that times the draw
             # (with an arm anywhere on the table, a wall's change may be its shadow)
             arm = self.gate.occluder is not None and bool(self.gate.occluder.any())
-            touched = zone == "wall" and not pending and not arm and (seat, zone) in changed_zones
+            touched = not (pending or hidden or arm) and (seat, zone) in changed_zones
+            touched = touched and zone == "wall"
             if changed or touched:
                 out.append(self._seen(seat, zone, t, number))
         return out

@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 SEATS = "ESWN"
 TILE_W, TILE_H, TILE_T = 26.0, 35.0, 20.0  # face width, face height, thickness (mm)
 HALF = 600.0  # the rectified image covers −HALF … +HALF mm on both axes
@@ -123,3 +125,8 @@ def pixel_box(box: tuple[float, float, float, float], scale: float) -> tuple[int
     u2, v2 = to_pixel(box[2], box[1], scale)
     side = round(2 * HALF * scale)
     return max(0, int(u1)), max(0, int(v1)), min(side, math.ceil(u2)), min(side, math.ceil(v2))
+
+
+def plane_to_mm(scale: float) -> np.ndarray:
+    """Plane raster pixel → table mm (the inverse of vision.zones.to_pixel)."""
+    return np.array([[1 / scale, 0, -HALF], [0, -1 / scale, HALF], [0, 0, 1]], dtype=np.float64)

@@ -26,13 +26,24 @@ import numpy as np
 from PIL import Image
 
 from referee.events import Event
+from vision.calibrate import MARKER_CENTRES, MARKER_MM
 from vision.classes import BACK, class_of_label
 from vision.synth.faces import procedural_tile, tile_body
 from vision.synth.table_state import Action, Layout, Placed, replay_layouts
-from vision.zones import HALF, SEATS, TILE_H, TILE_T, TILE_W, Slot, slot, to_pixel, to_table
+from vision.zones import (
+    HALF,
+    SEATS,
+    TILE_H,
+    TILE_T,
+    TILE_W,
+    Slot,
+    plane_to_mm,
+    slot,
+    to_pixel,
+    to_table,
+)
 
-MARKER_CENTRES = ((-500.0, -500.0), (500.0, -500.0), (500.0, 500.0), (-500.0, 500.0))
-MARKER_MM, MARKER_WHITE_MM = 60.0, 80.0
+MARKER_WHITE_MM = 80.0
 FELTS = ((38, 105, 62), (30, 76, 118), (112, 40, 42), (62, 62, 72), (24, 60, 40))
 STYLES = ("glyph", "text")  # tile faces; "text" is kept out of tuning (the held-out style)
 REACH_S, LEAVE_S = 0.8, 0.6  # an arm arrives this long before an action and leaves after it
@@ -74,11 +85,6 @@ def camera_homography(pose: CameraPose, width: int, height: int) -> tuple[np.nda
     trans = -rot @ centre
     hom = k @ np.column_stack([rot[:, 0], rot[:, 1], trans])
     return hom / hom[2, 2], centre
-
-
-def plane_to_mm(scale: float) -> np.ndarray:
-    """Plane raster pixel → table mm (the inverse of vision.zones.to_pixel)."""
-    return np.array([[1 / scale, 0, -HALF], [0, -1 / scale, HALF], [0, 0, 1]], dtype=np.float64)
 
 
 class FaceCache:
@@ -145,7 +151,7 @@ class TableRenderer:
         a = round((HALF - 550) * self.scale)
         img[a : self.side - a, a : self.side - a] = self.felt
         dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
-        for marker_id, (x, y) in enumerate(MARKER_CENTRES):
+        for marker_id, (x, y) in MARKER_CENTRES.items():
             white = round(MARKER_WHITE_MM * self.scale)
             u, v = to_pixel(x, y, self.scale)
             u0, v0 = round(u - white / 2), round(v - white / 2)
