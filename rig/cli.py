@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.records_cli",
     "voice.cli",
     "vision.cli",
+    "vision.camera_cli",
     "rig.rig_cli",
     "rig.bus_cli",
     "dashboard.cli",
