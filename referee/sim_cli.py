@@ -72,6 +72,13 @@ def _identifier(text: str) -> str:
 
 def run_simulate(args: argparse.Namespace) -> int:
     sim: Simulator
+    if args.irregularities and args.profile != "wmc":
+        # the injector knows the WMC rules only: elsewhere it loops or breaks the wall
+        print(
+            f"mjref simulate: --irregularities works with --profile wmc only, not {args.profile}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if args.irregularities:
         sim = IrregularSimulator(args.profile, args.seed, rate=args.irregularities)
         sim.retarget(args.table, args.session)

@@ -81,3 +81,9 @@ def test_the_last_resort_is_one_line_and_an_exit_code(
     monkeypatch.setenv("MJREF_DEBUG", "1")
     with pytest.raises(type(error)):
         cli.main(["replay"])
+
+
+def test_irregularities_are_for_the_wmc_profile_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """The injector knows the WMC rules only: on mcr it ran without end (a 3.4 GB log)."""
+    assert cli.main(["simulate", "--profile", "mcr", "--irregularities", "0.05"]) == 2
+    assert "--irregularities works with --profile wmc only, not mcr" in capsys.readouterr().err
