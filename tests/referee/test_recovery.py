@@ -303,3 +303,28 @@ def test_hand_ruled_is_a_referee_event_the_engine_ignores() -> None:
     ruling = HandRuled(hand=0, ruling="void", reason="r", referee="R")
     step = t.apply(make_event(ruling, seq=1, ts=1.0, source=Source.REFEREE))
     assert step.accepted and not step.derived
+
+
+def test_a_damaged_hand_whose_end_and_next_wall_were_lost_closes_at_the_dealers_roll() -> None:
+    """Found by the property test: a lost discard made a long hand whose win was false (play
+    went on), then the next wall_built was lost too; the dealer's roll must end that hand."""
+    events = list(Simulator("wmc", 4294967295).run(3))
+    rows = list(events)
+    for where in (0.5, 0.6875):
+        rows.pop(int(where * len(rows)))
+    state = _only(_replay([e.model_dump_json() for e in rows])).state
+    assert [r.outcome for r in state.results] == ["win", "unfinished"]
+    (closed,) = [a for a in state.alerts if "the dealer rolled for a new hand" in a.message]
+    assert closed.rule == "SYS-hand" and closed.seq == 267
+
+
+def test_a_stray_roll_in_a_sound_hand_is_still_refused() -> None:
+    events = _game(6, 1)
+    at = next(i for i, e in enumerate(events) if e.type == "draw")
+    roll = _ev(events[at].seq, "dice_rolled", seat="E", dice=[2, 3])
+    later = [e.model_copy(update={"seq": e.seq + 1}) for e in events[at:]]
+    state = _only(_replay([e.model_dump_json() for e in [*events[:at], roll, *later]])).state
+    at_roll = [a for a in state.alerts if a.seq == roll.seq]
+    assert any(a.rule == "WMC-3.3" and a.rejected for a in at_roll), at_roll
+    assert not [a for a in state.alerts if a.rule == "SYS-hand"]
+    assert state.results[0].outcome != "unfinished"

@@ -11,7 +11,7 @@ from referee.events import (
     SessionStarted,
     WallBuilt,
 )
-from referee.game.alerts import SYS_HAND, Severity
+from referee.game.alerts import SYS_HAND, Severity, damage_mark
 from referee.game.claims import WINDS
 from referee.game.profile import profile
 from referee.game.state import (
@@ -24,6 +24,9 @@ from referee.game.table.base import Rejected, TableBase
 from referee.game.wall import Wall, counted_seat, make_wall
 from referee.hands import Wind
 from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
+
+PLAY = (Phase.DISCARD, Phase.WINDOW, Phase.REPLACE)
+"""The phases of a hand after its deal."""
 
 
 class Setup(TableBase):
@@ -96,7 +99,7 @@ class Setup(TableBase):
             for name in st.players:
                 st.scores.setdefault(name, 0)
         if st.hand is not None and st.hand.phase is not Phase.IDLE:
-            self._unfinished(st.hand)
+            self._unfinished(st.hand, "a new wall came")
         self._new_hand(make_wall(prof, tiles))
 
     def _new_hand(self, wall: Wall) -> HandState:
@@ -109,14 +112,14 @@ class Setup(TableBase):
         st.next_marks.clear()
         return hand
 
-    def _unfinished(self, hand: HandState) -> None:
-        """A new wall while a hand is in play: the hand's end never reached the record. It is
+    def _unfinished(self, hand: HandState, why: str) -> None:
+        """A new hand began while this one is in play: its end never reached the record. It is
         closed without a result — no payments — and the deal passes on (WMC-2.4)."""
         hand.marks.append(f"{SYS_HAND}@{self._seq}")
         self._alert(
             SYS_HAND,
-            f"hand {hand.number + 1} has no result in the record (a new wall came while it was "
-            f"in play, {hand.phase.name.lower()}): closed without payments, marked for a "
+            f"hand {hand.number + 1} has no result in the record ({why} while it was in play, "
+            f"{hand.phase.name.lower()}): closed without payments, marked for a "
             "referee to settle or void (hand_ruled)",
             severity=Severity.CRITICAL,
             rejected=False,
@@ -129,6 +132,11 @@ class Setup(TableBase):
 
     def _dice(self, p: DiceRolled) -> None:
         st = self.state
+        old = st.hand
+        if p.seat is Wind.E and old is not None and old.phase in PLAY and damage_mark(old.marks):
+            # In a hand whose record is already damaged, the dealer's roll means its end and
+            # the next wall were lost too. (In a sound hand a stray roll is refused below.)
+            self._unfinished(old, "the dealer rolled for a new hand")
         if (st.hand is None or st.hand.phase is Phase.IDLE) and p.seat is Wind.E:
             # The dealer rolls, so a wall stands: its wall_built never reached the record.
             hand = self._new_hand(Wall(st.profile, None))
