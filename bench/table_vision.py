@@ -115,7 +115,7 @@ def run_memory_mb(width: int, height: int, seed: int = FIRST_SEED) -> float:
             [
                 sys.executable,
                 "-c",
-                "from referee.cli import main; raise SystemExit(main())",
+                "from rig.cli import main; raise SystemExit(main())",
                 "vision",
                 "run",
                 str(video),

@@ -72,14 +72,25 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _make_data(settings: Settings) -> None:
+    """The data folder (SQLite lives there): made if missing; one clear error if it cannot be."""
+    if settings.db is not None:
+        return
+    try:
+        settings.data.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(
+            f"--data {settings.data}: {exc.strerror or exc}; expected a folder it can write"
+        ) from None
+
+
 def _open(args: argparse.Namespace) -> tuple[Settings, Any]:
     from dashboard.app import db_hint
     from dashboard.db import make_engine, session_factory
     from dashboard.db.migrate import require_current
 
     settings = settings_from(args)
-    if settings.db is None:
-        settings.data.mkdir(parents=True, exist_ok=True)
+    _make_data(settings)
     engine = make_engine(settings.db_url)
     require_current(engine, db_hint(settings))
     return settings, session_factory(engine)
@@ -94,8 +105,7 @@ def dashboard_main(args: argparse.Namespace) -> int:
             from dashboard.db import make_engine
             from dashboard.db.migrate import current, upgrade
 
-            if settings.db is None:
-                settings.data.mkdir(parents=True, exist_ok=True)
+            _make_data(settings)
             engine = make_engine(settings.db_url)
             upgrade(engine)
             print(
@@ -136,7 +146,7 @@ def users_add(args: argparse.Namespace) -> int:
         store.audit(
             factory, time.time(), "cli", "user_added", target=args.name, detail={"role": args.role}
         )
-    except (SchemaOutdated, UserError) as exc:
+    except (SchemaOutdated, UserError, ValueError) as exc:
         return _fail(str(exc))
     except SQLAlchemyError as exc:
         return _fail(f"cannot open the database: {str(exc).splitlines()[0]}")
@@ -153,7 +163,7 @@ def tokens_issue(args: argparse.Namespace) -> int:
         _, factory = _open(args)
         token = issue_token(factory, args.table, time.time())
         store.audit(factory, time.time(), "cli", "token_issued", table_id=args.table)
-    except (SchemaOutdated, UserError) as exc:
+    except (SchemaOutdated, UserError, ValueError) as exc:
         return _fail(str(exc))
     except SQLAlchemyError as exc:
         return _fail(f"cannot open the database: {str(exc).splitlines()[0]}")

@@ -130,7 +130,7 @@ def test_cli_eval_of_a_corrupt_video_is_one_line_and_exit_2(tmp_path: Path) -> N
         [
             sys.executable,
             "-c",
-            "from referee.cli import main; raise SystemExit(main())",
+            "from rig.cli import main; raise SystemExit(main())",
             "vision",
             "eval",
             str(junk),
@@ -197,7 +197,7 @@ def test_a_rendered_clip_through_the_pipeline_gives_exactly_the_expected_actions
 
 def _mjref(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from referee.cli import main; raise SystemExit(main())", *args],
+        [sys.executable, "-c", "from rig.cli import main; raise SystemExit(main())", *args],
         capture_output=True,
         text=True,
         check=False,
