@@ -110,11 +110,18 @@ def impulses(peaks: F64) -> list[Impulse]:
     return out
 
 
+def gain_offsets(floors: Calibration) -> F64:
+    """Each mic's gain relative to the others' (dB), read off the hall noise it hears: levels
+    less this compare across channels."""
+    f = floors.array().mean(axis=0)
+    return np.asarray(f - f.mean())
+
+
 def calibrate_venue(audio: Audio, seconds: float = 30.0) -> VenueCalibration:
     """Noise floors and the clack level from the first ``seconds`` (play as usual)."""
     head = audio[: int(seconds * SR)]
     floors = Calibration.measure(band_levels(head))
-    imps = impulses(peak_db(head))
+    imps = impulses(peak_db(head) - gain_offsets(floors)[None, :])
     clack = float(np.median([i.peak_db for i in imps])) if len(imps) >= 3 else -20.0
     return VenueCalibration(floors, clack)
 
@@ -220,7 +227,8 @@ class ConductDetectors:
         out: list[ConductEvent] = []
         limit = self.calibration.clack_db + self.calibration.slam_db
         excused: set[int] = set()
-        for imp in impulses(peak_db(audio)):
+        peaks = peak_db(audio) - gain_offsets(self.calibration.floors)[None, :]
+        for imp in impulses(peaks):
             if imp.peak_db < limit:
                 continue
             seat = self.seats[imp.channel]

@@ -17,7 +17,21 @@ from typing import Any, Literal
 
 import numpy as np
 
-from referee.events import Call, CallKind, Observation, Payload
+from referee.events import (
+    Call,
+    CallKind,
+    Chow,
+    Discard,
+    Draw,
+    Event,
+    Kong,
+    KongKind,
+    Observation,
+    Payload,
+    Pung,
+    ReplacementDraw,
+    WinDeclared,
+)
 from voice.audio_io import SR, Audio
 from voice.detect import LAG
 from voice.encoder import STEP, SpeechEncoder
@@ -304,3 +318,50 @@ def to_events(v: Verdict) -> list[Payload]:
         call = CallKind.WIN if v.kind == "selfdraw" else CallKind(v.kind)
         out.append(Call.model_validate({"seat": v.seat, "call": call}))
     return out
+
+
+def claims_from_events(events: Sequence[Event]) -> list[Claim]:
+    """The claims, kongs and wins in a core log, with their windows: from the discard claimed
+    (or the claimer's own draw, for a concealed or added kong and a self-drawn win) to the
+    exposure. ``id`` is the exposure's seq."""
+    out: list[Claim] = []
+    last_discard: tuple[str, float] | None = None
+    last_draw: tuple[str, float] | None = None
+    own_turn = False  # the last tile moved was a draw (own turn) rather than a discard
+    for ev in events:
+        p = ev.payload
+        seat = getattr(p, "seat", None)
+        name = seat.name if seat is not None else None
+        if isinstance(p, Discard):
+            last_discard, own_turn = (p.seat.name, ev.ts), False
+        elif isinstance(p, (Draw, ReplacementDraw)):
+            last_draw, own_turn = (p.seat.name, ev.ts), True
+        elif isinstance(p, (Chow, Pung)) and last_discard is not None:
+            kind: ClaimKind = "chow" if isinstance(p, Chow) else "pung"
+            out.append(_claim(ev, name, kind, last_discard, False))
+        elif isinstance(p, Kong):
+            if p.kind is KongKind.EXPOSED and last_discard is not None:
+                out.append(_claim(ev, name, "kong", last_discard, False))
+            elif last_draw is not None:
+                out.append(_claim(ev, name, "kong", last_draw, True))
+            last_discard = (p.seat.name, ev.ts)  # an added kong may be robbed
+        elif isinstance(p, WinDeclared):
+            if own_turn and last_draw is not None and last_draw[0] == name:
+                out.append(_claim(ev, name, "selfdraw", last_draw, True))
+            elif last_discard is not None:
+                out.append(_claim(ev, name, "win", last_discard, False))
+    return out
+
+
+def _claim(
+    ev: Event, seat: str | None, kind: ClaimKind, before: tuple[str, float], own: bool
+) -> Claim:
+    return Claim(
+        str(ev.seq),
+        seat,  # type: ignore[arg-type]
+        kind,
+        before[1],
+        ev.ts,
+        own,
+        None if own else before[0],  # type: ignore[arg-type]
+    )
