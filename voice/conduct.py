@@ -6,7 +6,7 @@ seat outside calls, a slammed tile, a ringing phone. Every event carries its cli
 - Slam: an impulse (a 2.5 ms peak ≥ 18 dB over the 40 ms before it, gone 30–60 ms later: a tile,
   not a voice) ``slam_db`` over the venue's calibrated clack level; one slam per winner as the
   winning tile is laid is allowed.
-- Phone: tonal frames (two spectral peaks hold most of the 300–4000 Hz energy: a ring tone, not
+- Phone: tonal frames (two spectral peaks hold most of the 600–4000 Hz energy: a ring tone, not
   a voice's many harmonics) in bursts, repeating — ≥ 2 bursts within 8 s, or one of ≥ 1.5 s.
 """
 
@@ -63,8 +63,8 @@ class VenueCalibration:
     floors: Calibration
     clack_db: float  # typical peak of a tile laid down, dBFS (2.5 ms peak)
     slam_db: float = 12.0
-    chatter_s: float = 2.5
-    ring_tonal: float = 0.6
+    chatter_s: float = 2.5  # talking: a run this long (half of it speech)
+    ring_tonal: float = 0.85
 
 
 def peak_db(audio: Audio) -> F64:
@@ -126,17 +126,18 @@ def calibrate_venue(audio: Audio, seconds: float = 30.0) -> VenueCalibration:
     return VenueCalibration(floors, clack)
 
 
-def _tonality(audio: Audio) -> tuple[F64, F64]:
-    """Per 32 ms frame of the channel mix: (fraction of 300–4000 Hz energy in the two strongest
-    peaks ±1 bin, level dB)."""
+def _tonality(audio: Audio) -> tuple[F64, F64, npt.NDArray[np.intp]]:
+    """Per 32 ms frame of the channel mix: (fraction of 600–4000 Hz energy in the two strongest
+    peaks ±1 bin, level dB, the strongest bin)."""
     x = audio.reshape(len(audio), -1).mean(axis=1)
     n = max(0, (len(x) - 512) // 512 + 1)
     if n == 0:
-        return np.zeros(0), np.zeros(0)
+        return np.zeros(0), np.zeros(0), np.zeros(0, np.intp)
     frames = x[: n * 512].reshape(n, 512) * np.hanning(512).astype(np.float32)
     spec = np.abs(np.fft.rfft(frames, axis=1)) ** 2
-    band = spec[:, 10:129]  # 312–4000 Hz
+    band = spec[:, 19:129]  # 600–4000 Hz: above a voice's pitch, where a ring tone sits
     total = band.sum(axis=1) + 1e-12
+    top = np.argmax(band, axis=1)
     work = band.copy()
     got = np.zeros(n)
     for _ in range(2):
@@ -146,7 +147,21 @@ def _tonality(audio: Audio) -> tuple[F64, F64]:
             got += work[np.arange(n), j]
             work[np.arange(n), j] = 0.0
     level = 10 * np.log10(total / band.shape[1] + 1e-12)
-    return got / total, level
+    return got / total, level, top
+
+
+def _steady(bins: npt.NDArray[np.intp]) -> bool:
+    """A ring holds one or two pitches through a burst; a voice's pitch and formants move."""
+    values, counts = np.unique(bins, return_counts=True)
+    near = [int(counts[np.abs(values - v) <= 1].sum()) for v in values]
+    best = sorted(near, reverse=True)
+    a = int(values[int(np.argmax(near))])
+    rest = bins[np.abs(bins - a) > 1]
+    b = 0
+    if len(rest):
+        vr, cr = np.unique(rest, return_counts=True)
+        b = max(int(cr[np.abs(vr - v) <= 1].sum()) for v in vr)
+    return (best[0] + b) >= 0.8 * len(bins)
 
 
 @dataclass
@@ -205,7 +220,8 @@ class ConductDetectors:
                     group.append(nxt)
                     continue
                 speech = sum(g.duration for g in group)
-                if group and speech >= self.calibration.chatter_s:
+                span = group[-1].end - group[0].start if group else 0.0
+                if span >= self.calibration.chatter_s and speech >= 0.5 * span:
                     t0, t1 = group[0].start, group[-1].end
                     out.append(
                         ConductEvent(
@@ -259,13 +275,17 @@ class ConductDetectors:
         return out
 
     def phones(self, audio: Audio) -> list[ConductEvent]:
-        tonal, level = _tonality(audio)
+        tonal, level, top = _tonality(audio)
         if len(tonal) == 0:
             return []
         floor = float(np.percentile(level, 20))
         mask = (tonal >= self.calibration.ring_tonal) & (level > floor + 10)
         fs = SR / 512  # frames per second
-        bursts = [(a / fs, b / fs) for a, b in _runs(mask, 2) if (b - a) / fs >= 0.3]
+        bursts = [
+            (a / fs, b / fs)
+            for a, b in _runs(mask, 2)
+            if (b - a) / fs >= 0.3 and _steady(top[a:b][mask[a:b]])
+        ]
         out: list[ConductEvent] = []
         i = 0
         while i < len(bursts):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from voice import augment
 from voice.audio_io import SR, Audio
 
 SEAT_INDEX = {"E": 0, "S": 1, "W": 2, "N": 3}
@@ -45,9 +44,19 @@ def ring_tone(rng: np.random.Generator, rings: int = 3) -> Audio:
 
 
 def _colored(rng: np.random.Generator, n: int, slope: float) -> Audio:
-    spec = np.fft.rfft(rng.standard_normal(n))
+    m = 1 << max(1, (n - 1).bit_length())  # a power of two: a long FFT of any other is slow
+    spec = np.fft.rfft(rng.standard_normal(m).astype(np.float32))
     f = np.maximum(np.arange(len(spec)), 1.0) / len(spec) * 100
-    y = np.fft.irfft(spec / np.maximum(f, 0.05) ** (slope / 2), n)
+    y = np.fft.irfft(spec / np.maximum(f, 0.05) ** (slope / 2), m)[:n]
+    return (y / (np.std(y) + 1e-9)).astype(np.float32)
+
+
+def _hum(rng: np.random.Generator, n: int) -> Audio:
+    """An automatic table's motor: a low hum with harmonics over rumble."""
+    t = np.arange(n) / SR
+    f0 = rng.uniform(40, 120)
+    hum = sum(np.sin(2 * np.pi * f0 * k * t + rng.uniform(0, 6)) / k for k in range(1, 5))
+    y = hum + 0.7 * _colored(rng, n, 2.0)
     return (y / (np.std(y) + 1e-9)).astype(np.float32)
 
 
@@ -87,7 +96,7 @@ class Scene:
         # The hall: the same kind of noise at every mic (its colour, a shuffler's hum, the
         # swell of far-off voices), each mic its own draw of it.
         slope = float(rng.uniform(0.8, 1.6))
-        hum = augment.shuffler(rng, self.n) * 0.3
+        hum = _hum(rng, self.n) * 0.3
         swell = 1.0 + 0.4 * np.sin(2 * np.pi * rng.uniform(0.05, 0.3) * np.arange(self.n) / SR)
         for c in range(channels):
             bed = _colored(rng, self.n, slope) * swell + hum

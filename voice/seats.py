@@ -23,6 +23,7 @@ from voice.events import Seat
 
 HOP = 320  # 20 ms frames
 NFFT = 512
+XT_OVER_DB = 4.0  # own speech: this far over what cross-talk from the others explains
 BANDS_HZ = ((150, 500), (500, 1000), (1000, 2000), (2000, 4000))
 F64 = npt.NDArray[np.float64]
 
@@ -132,20 +133,59 @@ class SeatActivity:
         snr = self.levels - self.calibration.array()[None, :, :]
         self.snr = snr
         loud = snr.max(axis=2, keepdims=True)
-        own = (snr > self.margin_db) & (snr >= loud - self.xt_db)
+        first = (snr > self.margin_db) & (snr >= loud - self.xt_db)
+        self.leak = self._leak(snr, first.sum(axis=1) >= 2)
+        # What each channel would show from the others' voices alone; more than that is its own.
+        c = snr.shape[2]
+        pred = np.full_like(snr, -np.inf)
+        for s in range(c):
+            for d in range(c):
+                if s != d:
+                    pred[:, :, d] = np.maximum(pred[:, :, d], snr[:, :, s] + self.leak[s, d])
+        self.pred = pred
+        own = (snr > self.margin_db) & (snr >= pred + XT_OVER_DB)
         self.own = own.sum(axis=1) >= 2  # (frames, channels): two bands agree
 
+    def masked_s(self, channel: int, t0: float, t1: float) -> float:
+        """Seconds of [t0, t1) in which others' voices reach ``channel`` loudly enough to hide
+        a quieter voice of its own (cross-talk well over the speech margin)."""
+        a, b = max(0, int(t0 * SR) // HOP), max(0, int(t1 * SR) // HOP)
+        loud = self.pred[a:b, :, channel] > self.margin_db + 6
+        return float((loud.sum(axis=1) >= 2).sum() * HOP / SR)
+
+    def _leak(self, snr: F64, single: npt.NDArray[np.bool_]) -> F64:
+        """Cross-talk s → d in dB (of the levels over each floor), measured where s alone
+        speaks clearly; ``-xt_db`` where too little was heard to measure."""
+        c = snr.shape[2]
+        leak = np.full((c, c), -self.xt_db)
+        for s in range(c):
+            alone = single[:, s] & (single.sum(axis=1) == 1)
+            strong = snr[alone][:, :, s] > self.margin_db + 15  # (frames, bands)
+            if strong.sum() < 50:
+                continue
+            for d in range(c):
+                if d != s:
+                    diff = (snr[alone][:, :, d] - snr[alone][:, :, s])[strong]
+                    leak[s, d] = min(-3.0, float(np.percentile(diff, 90)))
+        return leak
+
     def utterances(
-        self, min_s: float = 0.12, gap_s: float = 0.25, audio: Audio | None = None
+        self,
+        min_s: float = 0.12,
+        gap_s: float = 0.25,
+        audio: Audio | None = None,
+        core_s: float = 0.1,
     ) -> list[Utterance]:
-        """Runs of own-speech frames, gaps under ``gap_s`` bridged; where two channels claim
+        """Runs of own-speech frames, gaps under ``gap_s`` bridged, holding ``core_s`` of
+        unbroken speech (a voiced vowel; a tile's click is shorter); where two channels claim
         the same stretch within 3 dB, ``audio`` lets GCC-PHAT keep the one that leads."""
         out: list[Utterance] = []
         gap = int(gap_s * SR / HOP)
         for c in range(self.own.shape[1]):
             for a, b in _runs(self.own[:, c], gap):
-                if (b - a) * HOP / SR < min_s:
-                    continue
+                core = max((y - x for x, y in _runs(self.own[a:b, c], 0)), default=0)
+                if (b - a) * HOP / SR < min_s or core * HOP / SR < core_s:
+                    continue  # too short, or clicks (tiles laid) bridged into a run
                 seg = self.snr[a:b]
                 mine = seg[:, :, c].max(axis=1)
                 others = np.delete(seg, c, axis=2).max(axis=(1, 2)) if seg.shape[2] > 1 else None
@@ -173,7 +213,7 @@ def _runs(mask: npt.NDArray[np.bool_], gap: int) -> list[tuple[int, int]]:
     start = prev = int(idx[0])
     for i in idx[1:]:
         i = int(i)
-        if i - prev > gap:
+        if i - prev - 1 > gap:
             runs.append((start, prev + 1))
             start = i
         prev = i

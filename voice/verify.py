@@ -295,6 +295,8 @@ class ClaimVerifier:
         snr = self.activity.snr[fa:fb, :, c]
         if len(snr) and float(np.median(snr.max(axis=1))) > 15.0:
             return "the window is drowned in noise at the claimer's microphone"
+        if len(self.seats) > 1 and self.activity.masked_s(c, t0, t1) >= 0.2:
+            return "another seat's voice covers the claimer's microphone in the window"
         return ""
 
 
