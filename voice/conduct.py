@@ -3,9 +3,9 @@ seat outside calls, a slammed tile, a ringing phone. Every event carries its cli
 
 - Talking: an utterance run at one seat (gaps under 0.8 s bridged) holding ≥ ``chatter_s`` of
   speech, outside the claim windows (a call is short and allowed).
-- Slam: an impulse (a 2.5 ms peak ≥ 18 dB over the 40 ms before it, gone 30–60 ms later: a tile,
-  not a voice) ``slam_db`` over the venue's calibrated clack level; one slam per winner as the
-  winning tile is laid is allowed.
+- Slam: an impulse (a 2.5 ms peak ≥ 18 dB over the 40 ms before it, gone 30–60 ms later and
+  not followed by a vowel: a tile, not a voice) ``slam_db`` over the venue's calibrated clack
+  level; one slam per winner as the winning tile is laid is allowed.
 - Phone: tonal frames (two spectral peaks hold most of the 600–4000 Hz energy: a ring tone, not
   a voice's many harmonics) in bursts, repeating — ≥ 2 bursts within 8 s, or one of ≥ 1.5 s.
 """
@@ -103,8 +103,11 @@ def impulses(peaks: F64) -> list[Impulse]:
             continue
         top = k + int(np.argmax(loud[k : k + 4]))
         tail = loud[top + 12 : top + 24]
+        after = loud[top + 32 : top + 100]  # 80–250 ms on: a plosive runs into its vowel
         if len(tail) == 0 or float(np.median(tail)) > loud[top] - 14.0:
             continue  # sustained: a voice or a hum
+        if len(after) and float(np.percentile(after, 75)) > loud[top] - 16.0:
+            continue
         out.append(Impulse(top, int(np.argmax(peaks[top])), float(loud[top])))
         last = k
     return out

@@ -144,7 +144,9 @@ class SeatActivity:
                     pred[:, :, d] = np.maximum(pred[:, :, d], snr[:, :, s] + self.leak[s, d])
         self.pred = pred
         own = (snr > self.margin_db) & (snr >= pred + XT_OVER_DB)
-        self.own = own.sum(axis=1) >= 2  # (frames, channels): two bands agree
+        strong = own & (snr > self.margin_db + 6)
+        # (frames, channels): two bands agree, or one clearly (a voice low in treble)
+        self.own = (own.sum(axis=1) >= 2) | strong.any(axis=1)
 
     def masked_s(self, channel: int, t0: float, t1: float) -> float:
         """Seconds of [t0, t1) in which others' voices reach ``channel`` loudly enough to hide
@@ -171,7 +173,7 @@ class SeatActivity:
 
     def utterances(
         self,
-        min_s: float = 0.12,
+        min_s: float = 0.1,
         gap_s: float = 0.25,
         audio: Audio | None = None,
         core_s: float = 0.1,

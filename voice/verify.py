@@ -43,7 +43,7 @@ ClaimKind = Literal["chow", "pung", "kong", "win", "selfdraw"]
 NEXT: dict[str, str] = {"E": "S", "S": "W", "W": "N", "N": "E"}
 PRE_S = 0.3  # a call may start just before the discard lands
 POST_S = 0.4  # ... and run into the exposure (except a kong: WMC-5.5)
-MIN_SPEECH_S = 0.15
+MIN_SPEECH_S = 0.1
 
 
 class ClaimError(ValueError):
