@@ -119,7 +119,8 @@ class Verdict:
     reason: str = ""
     clip: str = ""
     scores: dict[str, float] = field(default_factory=dict)
-    others: tuple[tuple[Seat | None, float], ...] = ()  # other seats heard: (seat, onset)
+    # other seats heard in the window, for the WMC-5.7 priority check: (seat, onset, word)
+    others: tuple[tuple[Seat | None, float, Word | None], ...] = ()
     t_exposed: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -136,7 +137,7 @@ class Verdict:
             "rule": self.rule,
             "reason": self.reason,
             "clip": self.clip,
-            "others": [{"seat": s, "onset": round(t, 2)} for s, t in self.others],
+            "others": [{"seat": s, "onset": round(t, 2), "word": w} for s, t, w in self.others],
         }
 
 
@@ -190,7 +191,9 @@ class ClaimVerifier:
         clip = _clip(self.name, t0, claim.t_exposed + 1.0)
         in_win = [u for u in self.utterances if t0 <= u.start <= t1 or (u.start < t0 < u.end - 0.2)]
         mine = [u for u in in_win if u.seat == claim.seat and u.duration >= MIN_SPEECH_S]
-        others = tuple((u.seat, u.start) for u in in_win if u.seat != claim.seat)
+        others = tuple(
+            (u.seat, u.start, self._other_word(claim, u)) for u in in_win if u.seat != claim.seat
+        )
         if mine:
             u = min(mine, key=lambda u: u.start)
             word, conf, scores = self._word(claim, u)
@@ -278,6 +281,22 @@ class ClaimVerifier:
         legal = {w: s[w] for w in legal_words(claim)}
         best = max(legal, key=lambda w: legal[w])
         return best, legal[best], {w: round(v, 3) for w, v in legal.items()}
+
+    def _other_word(self, claim: Claim, u: Utterance) -> Word | None:
+        """Another seat's word on the same discard (its own legal words: no chow for it unless
+        it is the discarder's next player)."""
+        if u.seat is None or u.seat == claim.discarder:
+            return None
+        other = Claim(
+            claim.id,
+            u.seat,
+            "pung",
+            claim.t_discard,
+            claim.t_exposed,
+            claim.own_turn,
+            claim.discarder,
+        )
+        return self._word(other, u)[0]
 
     def _doubt(self, claim: Claim, t0: float, t1: float, channel: int | None = None) -> str:
         """Why silence at the seat cannot be trusted, or ''."""

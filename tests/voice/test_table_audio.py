@@ -262,3 +262,27 @@ def test_cli_bad_audio_and_claims(tmp_path: Path, capsys: pytest.CaptureFixture[
     claims.write_text('{"id": "a", "seat": "Q", "t_discard": 1, "t_exposed": 2, "kind": "pung"}\n')
     assert mjref(["voice", "conduct", str(mono), "--seat", "E", "--claims", str(claims)]) == 2
     assert "claims.jsonl:1" in capsys.readouterr().err
+
+
+def test_two_seats_calling_on_one_discard(
+    say: Callable[..., Audio], spotter_head: object, encoder: object
+) -> None:
+    """WMC-5.7: both callers' onsets (and the spotter's words) come with the verdict."""
+    from voice.verify import Spotter
+
+    rng = np.random.default_rng(10)
+    scene = Scene(40, rng)
+    clacks(scene, rng, 40)
+    scene.add(0, say("peng4", "cmn-latn-pinyin"), 30.3, -14)  # E: pung
+    scene.add(2, say("hu2", "cmn-latn-pinyin"), 30.9, -14)  # W: win, later
+    x = scene.render()
+    cal = calibrate_venue(x, 20.0)
+    act = SeatActivity(band_levels(x), cal.floors, SEATS)  # type: ignore[arg-type]
+    spotter = Spotter(spotter_head, encoder)  # type: ignore[arg-type]
+    ver = ClaimVerifier(x, act, SEATS, spotter=spotter)  # type: ignore[arg-type]
+    v = ver.verify(Claim("1", "E", "pung", 30.0, 32.0, discarder="S"))
+    assert v.spoken is True and v.onset == pytest.approx(30.3, abs=0.1)
+    assert v.word in ("pung", "kong", "win")  # no chow: E is not S's next player
+    assert [(s, round(t, 1)) for s, t, _w in v.others] == [("W", 30.9)]
+    assert v.others[0][2] in ("chow", "pung", "kong", "win")
+    assert set(v.scores) == {"pung", "kong", "win"}
