@@ -64,7 +64,7 @@ class VenueCalibration:
     clack_db: float  # typical peak of a tile laid down, dBFS (2.5 ms peak)
     slam_db: float = 12.0
     chatter_s: float = 2.5  # talking: a run this long (half of it speech)
-    ring_tonal: float = 0.85
+    ring_tonal: float = 0.6
 
 
 def peak_db(audio: Audio) -> F64:
@@ -247,9 +247,11 @@ class ConductDetectors:
         limit = self.calibration.clack_db + self.calibration.slam_db
         excused: set[int] = set()
         peaks = peak_db(audio) - gain_offsets(self.calibration.floors)[None, :]
+        last = -1.0
         for imp in impulses(peaks):
-            if imp.peak_db < limit:
+            if imp.peak_db < limit or imp.t - last < 0.3:  # (a slammed tile bounces)
                 continue
+            last = imp.t
             seat = self.seats[imp.channel]
             win = next(
                 (
