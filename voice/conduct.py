@@ -1,13 +1,14 @@
 """Conduct sounds (WMC-13.6), one detector each, calibrated per venue: sustained talking at a
 seat outside calls, a slammed tile, a ringing phone. Every event carries its clip reference.
 
-- Talking: an utterance run at one seat (gaps under 0.8 s bridged) holding ≥ ``chatter_s`` of
-  speech, outside the claim windows (a call is short and allowed).
+- Talking: an utterance run at one seat (gaps under 0.8 s bridged) spanning ≥ ``chatter_s``,
+  half of it speech, outside the claim windows (a call is short and allowed); not a ring tone.
 - Slam: an impulse (a 2.5 ms peak ≥ 18 dB over the 40 ms before it, gone 30–60 ms later and
   not followed by a vowel: a tile, not a voice) ``slam_db`` over the venue's calibrated clack
   level; one slam per winner as the winning tile is laid is allowed.
 - Phone: tonal frames (two spectral peaks hold most of the 600–4000 Hz energy: a ring tone, not
-  a voice's many harmonics) in bursts, repeating — ≥ 2 bursts within 8 s, or one of ≥ 1.5 s.
+  a voice's many harmonics; one or two steady pitches) in bursts, repeating — ≥ 2 bursts less
+  than 5 s apart holding ≥ 1.2 s of tone, or one of ≥ 1.5 s.
 """
 
 from __future__ import annotations
@@ -299,7 +300,8 @@ class ConductDetectors:
                 j += 1
             group = bursts[i : j + 1]
             long = max(b - a for a, b in group)
-            if (len(group) >= 2 and group[-1][0] - group[0][0] <= 8.0 * len(group)) or long >= 1.5:
+            tonal_s = sum(b - a for a, b in group)  # a voice holds a pitch for a vowel at most
+            if (len(group) >= 2 and tonal_s >= 1.2) or long >= 1.5:
                 t0, t1 = group[0][0], group[-1][1]
                 ch = self._loudest(audio, t0, t1)
                 out.append(
