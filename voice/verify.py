@@ -242,8 +242,8 @@ class ClaimVerifier:
         )
 
     def _one_mic(self, claim: Claim) -> Verdict:
-        """One microphone: speech in the window is the claimer's unless the spotter says
-        otherwise — the seat cannot be heard."""
+        """One microphone: speech in the window is taken as the claimer's (one mic cannot tell
+        the seat; ``seat_heard`` stays None)."""
         assert self.activity is not None
         t0, t1 = claim.t_discard - PRE_S, claim.t_exposed + POST_S
         heard = [u for u in self.utterances if t0 <= u.start <= t1 and u.duration >= MIN_SPEECH_S]
