@@ -9,9 +9,11 @@ the event log, both under ``build/demo/``.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
+from referee.cli_support import EXIT_USAGE, cannot_write, float_in, int_in
 from referee.duties import RefereeTable
 from referee.game.inject import IrregularSimulator
 
@@ -25,17 +27,27 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--hands", type=int, default=8, help="hands to play (default 8)")
+    parser.add_argument(
+        "--hands", type=int_in(1, 1000), default=8, help="hands to play, 1-1000 (default 8)"
+    )
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--rate", type=float, default=0.02, help="irregularity rate (0–1)")
+    parser.add_argument(
+        "--rate", type=float_in(0.0, 1.0), default=0.02, help="irregularity rate (0–1)"
+    )
     parser.add_argument("--out", type=Path, default=Path("build/demo"), help="output folder")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.hands < 1 or not 0.0 <= args.rate <= 1.0:
-        print("mjref demo: --hands must be ≥ 1 and --rate between 0 and 1")
-        return 2
+    try:
+        return _run(args)
+    except OSError as exc:  # the output folder cannot be made or written
+        path = exc.filename if exc.filename is not None else args.out
+        print(f"mjref demo: {cannot_write(path, exc)}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     log_path, card_path = args.out / "game.jsonl", args.out / "card.html"
     sim = IrregularSimulator("wmc", args.seed, rate=args.rate)

@@ -246,11 +246,23 @@ class MeldCorrected(Payload):
     tiles: TilesField | None = None
 
 
+class WinOn(StrEnum):
+    """What a win is on (WMC-7.2): the last discard (or a robbed added kong's tile, 5.6), or the
+    tile the winner drew (self-drawn, a kong replacement included)."""
+
+    DISCARD = "discard"
+    DRAW = "draw"
+
+
 class WinDeclared(Payload):
-    """A win: on the last discard, on a robbed kong, or self-drawn (WMC-7.2)."""
+    """A win: on the last discard, on a robbed kong, or self-drawn (WMC-7.2). ``tile`` (the
+    winning tile) and ``on`` are optional; when the log does not say, the rules decide (a
+    player who drew but did not merge wins on the discard only by priority, WMC-4.2)."""
 
     TYPE: ClassVar[str] = "win"
     seat: SeatField
+    tile: TileField | None = None
+    on: WinOn | None = None
 
 
 class HandRevealed(Payload):
@@ -265,6 +277,16 @@ class ExhaustiveDraw(Payload):
     """No win on the riverbed tile: the hand is drawn (WMC-6.3)."""
 
     TYPE: ClassVar[str] = "exhaustive_draw"
+
+
+class DealCorrected(Payload):
+    """WMC-3.5: a long deal found before the player's first discard — the excess ``tiles`` the
+    referee took from the hand back into the wall (a point penalty). A short one is put right
+    by the player's own ``draw`` from the wall."""
+
+    TYPE: ClassVar[str] = "deal_corrected"
+    seat: SeatField
+    tiles: TilesField
 
 
 class TilesExposed(Payload):
@@ -518,6 +540,7 @@ _GAME_PAYLOADS: tuple[type[Payload], ...] = (
     WallBuilt,
     DiceRolled,
     Deal,
+    DealCorrected,
     Draw,
     ReplacementDraw,
     FlowerSetAside,

@@ -236,7 +236,7 @@ class WinningHand:
     def from_case(cls, case: Mapping[str, Any]) -> WinningHand:
         """Build a hand from a testdata-style dict; any problem is a HandError saying where."""
         try:
-            melds = tuple(_meld_from_case(i, m) for i, m in enumerate(case.get("melds") or []))
+            melds = tuple(_meld_from_case(i, m) for i, m in enumerate(_field_list(case, "melds")))
             concealed = _field_tiles(case, "concealed")
             win = _field_tile(case, "win")
             win_by_text = case.get("win_by")
@@ -246,7 +246,7 @@ class WinningHand:
                 raise HandError(f"win_by = {win_by_text!r}: expected 'discard' or 'self'") from None
             seat = Wind.parse(str(case.get("seat", "E")))
             prevalent = Wind.parse(str(case.get("prevalent", "E")))
-            flags = frozenset(_flag(f) for f in case.get("flags") or [])
+            flags = frozenset(_flag(f) for f in _field_list(case, "flags"))
             flowers = _flowers(case.get("flowers", 0))
         except NotationError as exc:
             raise HandError(str(exc)) from None
@@ -279,6 +279,16 @@ class WinningHand:
         if self.flowers:
             case["flowers"] = self.flowers
         return case
+
+
+def _field_list(case: Mapping[str, Any], key: str) -> list[Any]:
+    """An optional list field (absent or null: empty)."""
+    value = case.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise HandError(f"'{key}' must be a list, got {value!r}")
+    return value
 
 
 def _field_tiles(case: Mapping[str, Any], key: str) -> list[Tile]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from typing import Any, TextIO
 
+from referee.cli_support import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, int_in
 from referee.hands import Flag, HandError, Meld, WinBy, Wind, WinningHand
 from referee.scoring import PROFILE_NAMES, ScoreResult, score
 from referee.scoring.payments import settle
@@ -17,6 +19,9 @@ EXAMPLES = """examples:
   mjref score "PPP234m5s" --meld CCC --meld FFF --win 5s --profile zj33
   mjref score "234m678m1p" --concealed-kong 5555p --meld 9999s --win 1p --self --flag win_on_kong
   mjref score --profile mcr --json < hands.jsonl      (one case per line, testdata schema)
+
+exit codes: 0 every hand scored, 1 some line could not be scored (its JSON line says why),
+2 a usage error or no hand case on stdin
 """
 
 
@@ -60,7 +65,9 @@ def register(subparsers: Any) -> None:
         choices=[f.value for f in Flag],
         help="situational flag; repeat per flag",
     )
-    parser.add_argument("--flowers", type=int, default=0, help="number of flowers (MCR)")
+    parser.add_argument(
+        "--flowers", type=int_in(0, 8), default=0, help="number of flowers, 0-8 (MCR)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -68,38 +75,54 @@ def run(args: argparse.Namespace) -> int:
     if args.tiles is None:
         if not args.json:
             print("mjref score: give TILES, or --json with hand cases on stdin", file=sys.stderr)
-            return 2
-        return score_stream(sys.stdin, sys.stdout, args.profile)
+            return EXIT_USAGE
+        return score_stream(sys.stdin.buffer, sys.stdout, args.profile)
     try:
         hand = hand_from_args(args)
     except (HandError, NotationError) as exc:
         print(f"mjref score: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     result = score(hand, args.profile)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False))
     else:
         print(render(hand, result))
-    return 0
+    return EXIT_OK
 
 
-def score_stream(source: TextIO, sink: TextIO, profile: str) -> int:
-    """One JSON line out per case in; a bad case gets an error line and the rest go on."""
+def score_stream(source: Iterable[bytes], sink: TextIO, profile: str) -> int:
+    """One JSON line out per case in; a bad case gets an error line and the rest go on.
+    0 when every case was scored, 1 when some could not be, 2 when there was no case at all."""
+    cases = failed = 0
     for number, line in enumerate(source, start=1):
         if not line.strip():
             continue
         out = score_case_line(line, number, profile)
+        cases += 1
+        failed += "error" in out
         sink.write(json.dumps(out, ensure_ascii=False) + "\n")
         sink.flush()
-    return 0
+    if not cases:
+        print("mjref score: no hand case on stdin (expected JSON lines)", file=sys.stderr)
+        return EXIT_USAGE
+    if failed:
+        print(f"mjref score: {failed} of {cases} case(s) could not be scored", file=sys.stderr)
+        return EXIT_FINDINGS
+    return EXIT_OK
 
 
-def score_case_line(line: str, number: int, profile: str) -> dict[str, Any]:
+def score_case_line(raw: bytes, number: int, profile: str) -> dict[str, Any]:
     case_id: Any = f"line {number}"
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return {"id": case_id, "error": f"line {number} is not UTF-8 text (byte {exc.start})"}
     try:
         case = json.loads(line)
     except json.JSONDecodeError as exc:
         return {"id": case_id, "error": f"line {number} is not valid JSON: {exc.msg}"}
+    except RecursionError:
+        return {"id": case_id, "error": f"line {number}: JSON nested too deep for a hand case"}
     if not isinstance(case, dict):
         return {"id": case_id, "error": f"line {number}: expected a JSON object (a hand case)"}
     case_id = case.get("id", case_id)

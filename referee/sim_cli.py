@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from referee.cli_support import EXIT_OK, EXIT_USAGE, cannot_write, float_in, int_in
 from referee.duties import RefereeTable
 from referee.events import EngineEvent, LogLineError
 from referee.game.alerts import RECORD_RULES
@@ -19,18 +21,21 @@ from referee.game.sim import Simulator
 from referee.game.table import Table
 from referee.logread import SessionLog, read_log
 
+IDENTIFIER = re.compile(r"[A-Za-z0-9_-]{1,32}")
+MAX_HANDS = 10_000  # about two minutes of simulation; more is a typo, not a game
+
 
 def register(subparsers: Any) -> None:
     sim = subparsers.add_parser("simulate", help="simulate a legal game and write its event log")
     sim.add_argument("--profile", choices=("wmc", "zj33", "mcr"), default="wmc")
-    sim.add_argument("--hands", type=int, default=8)
+    sim.add_argument("--hands", type=int_in(0, MAX_HANDS), default=8, help="hands to play")
     sim.add_argument("--seed", type=int, default=0)
-    sim.add_argument("--table", default="T1")
-    sim.add_argument("--session", default="S1")
+    sim.add_argument("--table", type=_identifier, default="T1")
+    sim.add_argument("--session", type=_identifier, default="S1")
     sim.add_argument("--out", type=Path, help="write the JSONL log here (default: stdout)")
     sim.add_argument(
         "--irregularities",
-        type=float,
+        type=float_in(0.0, 1.0),
         default=0.0,
         metavar="RATE",
         help="inject irregularities at this rate per decision point, the ground truth as "
@@ -58,31 +63,45 @@ def register(subparsers: Any) -> None:
     rep.set_defaults(handler=run_replay)
 
 
+def _identifier(text: str) -> str:
+    """A table or session id: what a referee can read and a log can hold."""
+    if not IDENTIFIER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected 1-32 letters, digits, '-' or '_'")
+    return text
+
+
 def run_simulate(args: argparse.Namespace) -> int:
-    if args.hands < 0:
-        print("--hands must be ≥ 0", file=sys.stderr)
-        return 2
-    if not 0.0 <= args.irregularities <= 1.0:
-        print("--irregularities must be between 0 and 1", file=sys.stderr)
-        return 2
     sim: Simulator
+    if args.irregularities and args.profile != "wmc":
+        # the injector knows the WMC rules only: elsewhere it loops or breaks the wall
+        print(
+            f"mjref simulate: --irregularities works with --profile wmc only, not {args.profile}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if args.irregularities:
         sim = IrregularSimulator(args.profile, args.seed, rate=args.irregularities)
         sim.retarget(args.table, args.session)
     else:
         sim = Simulator(args.profile, args.seed, table_id=args.table, session_id=args.session)
-    out: TextIO = args.out.open("w", encoding="utf-8") if args.out else sys.stdout
+    if args.out is None:
+        _write_events(sim, args.hands, sys.stdout)
+        return EXIT_OK
     try:
-        for ev in sim.run(args.hands):
-            out.write(ev.model_dump_json())
-            out.write("\n")
-    finally:
-        if args.out:
-            out.close()
-    if args.out:
-        st = sim.table.state
-        print(f"wrote {sim.seq} events, {st.hands_played} hands to {args.out}", file=sys.stderr)
-    return 0
+        with args.out.open("w", encoding="utf-8") as out:
+            _write_events(sim, args.hands, out)
+    except OSError as exc:
+        print(f"mjref simulate: {cannot_write(args.out, exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    st = sim.table.state
+    print(f"wrote {sim.seq} events, {st.hands_played} hands to {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _write_events(sim: Simulator, hands: int, out: TextIO) -> None:
+    for ev in sim.run(hands):
+        out.write(ev.model_dump_json())
+        out.write("\n")
 
 
 @dataclass(slots=True)
@@ -244,7 +263,11 @@ def run_sheet(args: argparse.Namespace) -> int:
     duties = replayed.duties
     cards = [card for duty in duties for card in duty.cards()]
     if args.html:
-        args.html.write_text("\n".join(c.to_html() for c in cards), encoding="utf-8")
+        try:
+            args.html.write_text("\n".join(c.to_html() for c in cards), encoding="utf-8")
+        except OSError as exc:
+            print(f"mjref sheet: {cannot_write(args.html, exc)}", file=sys.stderr)
+            return EXIT_USAGE
         print(f"wrote {len(cards)} card(s) to {args.html}", file=sys.stderr)
     sheets = [_sheet(duty) for duty in duties]
     if args.json:

@@ -51,6 +51,7 @@ class TableDriver:
         self._waiters: dict[int, asyncio.Future[Message]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.connected = asyncio.Event()
+        self.open_error: OSError | ValueError | None = None  # why the port last failed to open
 
     @property
     def stats(self) -> dict[str, int]:
@@ -107,10 +108,12 @@ class TableDriver:
                 self._transport = await open_port(self.port, self._make_protocol, self._baudrate)
             except (OSError, ValueError) as exc:  # serial.SerialException is an OSError
                 log.debug("cannot open %s: %s", self.port, exc)
+                self.open_error = exc
                 await self.clock.sleep(delay * (0.5 + self._rng.random()))
                 delay = min(delay * 2, self._backoff[1])
                 continue
             delay = self._backoff[0]
+            self.open_error = None
             self.link.connection_made(self.clock.now())
             self.connected.set()
             self._flush()

@@ -38,10 +38,13 @@ class LinkProtocol(asyncio.Protocol):
 
 
 def parse_tcp(port: str) -> tuple[str, int] | None:
-    """``tcp://host:port`` (or ``socket://``) → (host, port); None for a serial device path."""
+    """``tcp://host:port`` (or ``socket://``) → (host, port); None for a serial device path.
+    A malformed address is a ValueError saying what is expected."""
     for scheme in ("tcp://", "socket://"):
         if port.startswith(scheme):
             host, _, number = port[len(scheme) :].rpartition(":")
+            if not number.isdigit() or not 0 < int(number) <= 65535:
+                raise ValueError(f"{port}: expected {scheme}HOST:PORT with PORT from 1 to 65535")
             return host or "127.0.0.1", int(number)
     return None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ from referee.scoring import PROFILE_NAMES, score
 from referee.tiles import NotationError, parse_tile, tile_name
 from vision.classes import NAME_SETS
 from vision.detect import DEFAULT_MIN_CONF, MODELS_DIR, TileRecognizer
+from vision.hand_reader import ReadHand, read_hand
 from vision.image_io import ImageError, load_image
 from vision.onnx_model import ModelError
 
@@ -22,6 +24,37 @@ EXAMPLES = """examples:
   mjref tiles score hand.jpg --win 5s --self --seat S
   mjref tiles eval ../shared/data/tiles-photos-cmd4/valid --names cmd42
 """
+
+
+def _confidence(text: str) -> float:
+    """An argparse type: a confidence between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text!r} is not a confidence from 0 to 1")
+    return value
+
+
+def _count(text: str) -> int:
+    """An argparse type: a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number, 0 or more")
+    return value
+
+
+def _tile(text: str) -> str:
+    """An argparse type: a tile in the referee's notation (kept as typed)."""
+    try:
+        parse_tile(text)
+    except NotationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def register(subparsers: Any) -> None:
@@ -47,7 +80,7 @@ def register(subparsers: Any) -> None:
     det.add_argument("--json", action="store_true", help="JSON lines out")
     det.add_argument(
         "--min-conf",
-        type=float,
+        type=_confidence,
         default=DEFAULT_MIN_CONF,
         metavar="C",
         help="keep tiles with conf ≥ C; conf = detector score × √(classifier probability)",
@@ -64,15 +97,18 @@ def register(subparsers: Any) -> None:
     sc.add_argument("photo", type=Path, metavar="PHOTO")
     sc.add_argument(
         "--win",
+        type=_tile,
         metavar="TILE",
         help="the winning tile (default: a lone last tile, else the last concealed tile)",
     )
     how = sc.add_mutually_exclusive_group()
     how.add_argument("--discard", action="store_true", help="won on a discard (default)")
     how.add_argument("--self", action="store_true", help="self-drawn win")
-    sc.add_argument("--seat", default="E", help="seat wind E S W N (default E)")
+    sc.add_argument(
+        "--seat", type=str.upper, choices=("E", "S", "W", "N"), default="E", help="seat wind"
+    )
     sc.add_argument("--profile", choices=PROFILE_NAMES, default="wmc")
-    sc.add_argument("--min-conf", type=float, default=DEFAULT_MIN_CONF, metavar="C")
+    sc.add_argument("--min-conf", type=_confidence, default=DEFAULT_MIN_CONF, metavar="C")
     sc.add_argument("--json", action="store_true")
     sc.set_defaults(handler=run_score)
 
@@ -86,12 +122,12 @@ def register(subparsers: Any) -> None:
     )
     ev.add_argument(
         "--min-conf",
-        type=float,
+        type=_confidence,
         default=DEFAULT_MIN_CONF,
         metavar="C",
         help="operating confidence for precision, recall and accuracy",
     )
-    ev.add_argument("--limit", type=int, default=0, help="only the first N images")
+    ev.add_argument("--limit", type=_count, default=0, help="only the first N images (0: all)")
     ev.add_argument("--json", action="store_true")
     ev.set_defaults(handler=run_eval)
 
@@ -129,40 +165,32 @@ def run_detect(args: argparse.Namespace) -> int:
 
 def run_score(args: argparse.Namespace) -> int:
     from referee.score_cli import render
-    from vision.hand_reader import read_hand
 
     rec = _recognizer(args)
     if rec is None:
         return 2
     try:
         img = load_image(args.photo)
-        dets = rec.detect(img, min_conf=args.min_conf)
-        read = read_hand(dets)
-        concealed = list(read.concealed)
-        if args.win is not None:
-            win = parse_tile(args.win)
-            if read.win is not None:
-                concealed.append(read.win)
-            if win in concealed:
-                concealed.remove(win)
-            else:
-                raise HandError(f"--win {args.win}: that tile was not read in the photo")
-        elif read.win is not None:
-            win = read.win
-        elif concealed:
-            win = concealed.pop()
-        else:
-            raise HandError("no concealed tiles read")
-        hand = WinningHand(
-            concealed=tuple(concealed),
-            win_tile=win,
-            win_by=WinBy.SELF if args.self else WinBy.DISCARD,
-            melds=read.melds,
-            seat=Wind.parse(args.seat),
-            flowers=len(read.flowers),
-        )
-    except (ImageError, HandError, NotationError) as exc:
+    except ImageError as exc:
         print(f"mjref tiles score: {exc}", file=sys.stderr)
+        return 2
+    dets = rec.detect(img, min_conf=args.min_conf)
+    try:
+        read = read_hand(dets)
+    except HandError as exc:
+        seen = " ".join(d.label for d in sorted(dets, key=lambda d: (d.x1, d.y1)))
+        print(f"mjref tiles score: {exc} (read {len(dets)} tiles: {seen or '-'})", file=sys.stderr)
+        return 2
+    try:
+        hand = _winning_hand(read, args)
+    except (HandError, NotationError) as exc:
+        # A wrong count is most often a tile missed or invented: show what was read.
+        count = sum(len(g) for g in read.groups) + len(read.flowers)
+        flowers = f" +{len(read.flowers)} flowers" if read.flowers else ""
+        print(
+            f"mjref tiles score: {exc} (read {count} tiles: {read.describe() or '-'}{flowers})",
+            file=sys.stderr,
+        )
         return 2
     result = score(hand, args.profile)
     if args.json:
@@ -179,6 +207,33 @@ def run_score(args: argparse.Namespace) -> int:
         )
         print(render(hand, result))
     return 0
+
+
+def _winning_hand(read: ReadHand, args: argparse.Namespace) -> WinningHand:
+    """The hand to score from what was read and the options (--win, --self, --seat)."""
+    concealed = list(read.concealed)
+    if args.win is not None:
+        win = parse_tile(args.win)
+        if read.win is not None:
+            concealed.append(read.win)
+        if win in concealed:
+            concealed.remove(win)
+        else:
+            raise HandError(f"--win {args.win}: that tile was not read in the photo")
+    elif read.win is not None:
+        win = read.win
+    elif concealed:
+        win = concealed.pop()
+    else:
+        raise HandError("no concealed tiles read")
+    return WinningHand(
+        concealed=tuple(concealed),
+        win_tile=win,
+        win_by=WinBy.SELF if args.self else WinBy.DISCARD,
+        melds=read.melds,
+        seat=Wind.parse(args.seat),
+        flowers=len(read.flowers),
+    )
 
 
 def run_eval(args: argparse.Namespace) -> int:

@@ -27,7 +27,12 @@ CROP_MARGIN = 0.08
 LETTERBOX_FILL = 114
 DEFAULT_MIN_CONF = 0.4  # best tile accuracy on the first 100 dev photos (models/MODELS.md)
 SURE = 0.9  # crops classified at least this surely skip the other quarter turns
-TILE_ABOVE = 2.5  # images longer than this many detector sides also go through windows
+TILE_ABOVE = 2.5  # only images longer than this many detector sides may go through windows …
+SMALL_TILE = 12.0  # … and only when the whole view's tiles are smaller than this (detector px)
+WINDOW_TILE = 24.0  # windows are cut at the scale that shows the tiles found at this size
+MAX_WINDOWS = 144  # at most this many windows an image (a 12 MP photo at native resolution)
+MAX_CANDIDATES = 4000  # boxes kept an image before NMS, best first (a 416 view has 3,549)
+MAX_TILES = 300  # tiles kept an image (a full table shows 144 tiles and 8 flowers)
 STRIDE = 32  # a YOLO input side must be a multiple of its largest stride
 UNSTRETCH = 8  # an image is also seen squashed this many times along each axis …
 # … and that view is used when its evidence is this many times the plain one (chosen on the train
@@ -77,6 +82,18 @@ def letterbox(
     px, py = (cw - nw) // 2, (ch - nh) // 2
     canvas[py : py + nh, px : px + nw] = np.asarray(resized, dtype=np.uint8)
     return canvas.transpose(2, 0, 1).astype(np.float32) / 255.0, scale, px, py
+
+
+def _scaled(w: int, h: int, scale: float) -> tuple[int, int]:
+    return max(1, round(w * scale)), max(1, round(h * scale))
+
+
+def _best(rows: np.ndarray, most: int) -> np.ndarray:
+    """The ``most`` rows of highest score: windows over noise or texture give hundreds of
+    thousands of weak boxes, and the cost of NMS grows with their square."""
+    if len(rows) <= most:
+        return rows
+    return rows[np.argpartition(-rows[:, 4], most - 1)[:most]]
 
 
 def _evidence(rows: np.ndarray) -> float:
@@ -204,19 +221,23 @@ class TileRecognizer:
         overlap: float = 0.25,
         unstretch: bool = True,
     ) -> list[Detection]:
-        """Tiles in ``img`` (RGB), best first; ``tiled=None``: windows only for large images;
-        ``unstretch``: also look for tiles in a photo that was stretched to a square."""
+        """Tiles in ``img`` (RGB), best first; ``tiled=None``: windows only where the whole view
+        shows small tiles (:meth:`window_scale`); ``unstretch``: also look for tiles in a photo
+        that was stretched to a square. At most ``MAX_TILES``, whatever the image."""
         w, h = img.size
-        views: list[tuple[int, int, int, int]] = [(0, 0, w, h)]
-        # The detector learned from 640 px photos seen at 416: images up to TILE_ABOVE × side are
-        # seen whole; larger ones also through 1:1 windows, where 15–30 px tiles stay that size.
-        if tiled or (tiled is None and max(w, h) > TILE_ABOVE * self.side):
-            views += windows(w, h, self.side, overlap)
         floor = max(min_conf, 0.005)  # conf = det × √cls ≤ det
-        raw = self._detect_views(img, views, floor)
-        raw = raw[nms(raw[:, :4], raw[:, 4], iou)]
+        plain = self._detect_views(img, [(0, 0, w, h)], floor)
+        plain = raw = plain[nms(plain[:, :4], plain[:, 4], iou)]
         if unstretch:
-            raw = self._unstretched(img, raw, floor, iou)
+            raw = self._unstretched(img, plain, floor, iou)
+        scale = None if tiled is False else self.window_scale(plain, w, h, overlap, bool(tiled))
+        if scale is not None and raw is plain:  # a squashed view that won needs no windows
+            work = img if scale == 1 else img.resize(_scaled(w, h, scale), Image.Resampling.BOX)
+            rows = self._detect_views(work, windows(*work.size, self.side, overlap), floor)
+            rows[:, :4] *= np.array([w / work.width, h / work.height] * 2, np.float32)
+            raw = _best(np.concatenate([plain, rows]), MAX_CANDIDATES)
+            raw = raw[nms(raw[:, :4], raw[:, 4], iou)]
+        raw = raw[:MAX_TILES]
         if raw.shape[0] == 0:
             return []
         classes, conf = self._classify(img, raw)
@@ -227,6 +248,33 @@ class TileRecognizer:
         ]
         out.sort(key=lambda d: -d.conf)
         return out
+
+    def window_scale(
+        self, whole: np.ndarray, w: int, h: int, overlap: float = 0.25, force: bool = False
+    ) -> float | None:
+        """The scale at which to cut windows from a ``w``×``h`` image, or None for no windows.
+
+        The detector learned from 640 px photos seen at 416 px: images up to TILE_ABOVE × side
+        are seen whole. Larger ones are decided by the tiles the whole view found (``whole``):
+        tiles big enough there (a close-up) need nothing more, since windows would cut them into
+        pieces that look like tiles; smaller ones are looked at again through windows of the
+        image scaled so they show at WINDOW_TILE px (never above native), and when the whole
+        view found none, through native windows (15–30 px tiles of a table photo). The windows
+        are at most MAX_WINDOWS: a larger image is scaled down to fit."""
+        if not force and max(w, h) <= TILE_ABOVE * self.side:
+            return None
+        sure = whole[whole[:, 4] >= DEFAULT_MIN_CONF]
+        scale = 1.0
+        if len(sure):
+            size = float(np.median(np.sqrt((sure[:, 2] - sure[:, 0]) * (sure[:, 3] - sure[:, 1]))))
+            if not force and size * self.side / max(w, h) >= SMALL_TILE:
+                return None
+            scale = min(1.0, WINDOW_TILE / max(size, 1.0))
+        while (
+            scale > 0.01 and len(windows(*_scaled(w, h, scale), self.side, overlap)) > MAX_WINDOWS
+        ):
+            scale *= 0.9
+        return scale
 
     def _detect_views(
         self, img: Image.Image, views: Sequence[tuple[int, int, int, int]], floor: float

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -9,11 +10,13 @@ import numpy.typing as npt
 import soundfile as sf
 
 SR = 16000
+MIN_RATE, MAX_RATE = 8000, 384000  # below: no speech band left; above: not a microphone
 Audio = npt.NDArray[np.float32]
+_UNKNOWN_SIZES = (0, 0xFFFFFFFF)  # what streaming writers leave in a header they never closed
 
 
 class AudioReadError(OSError):
-    """A file that is not readable audio."""
+    """A file that is not readable audio, or whose audio is not all there."""
 
 
 def resample(x: Audio, sr_in: int, sr_out: int = SR) -> Audio:
@@ -31,16 +34,77 @@ def resample(x: Audio, sr_in: int, sr_out: int = SR) -> Audio:
 
 
 def read_audio(path: Path, *, mono: bool = False) -> Audio:
-    """A file as (samples, channels) at 16 kHz; ``mono`` averages the channels to (samples,)."""
+    """A file as (samples, channels) at 16 kHz; ``mono`` averages the channels to (samples,).
+
+    A file cut short, or whose header promises more than it holds, is an :class:`AudioReadError`
+    — never the samples that happen to be there, which would pass for silence."""
     try:
-        data, sr = sf.read(str(path), dtype="float32", always_2d=True)
-    except (sf.LibsndfileError, RuntimeError, OSError) as exc:
-        raise AudioReadError(f"{path}: cannot read audio ({exc})") from exc
+        fh = path.open("rb")  # opened here: libsndfile cannot open a name that is not UTF-8
+    except OSError as exc:
+        expected = "expected an audio file (WAV, FLAC, OGG)"
+        raise AudioReadError(f"{path}: {exc.strerror or exc}; {expected}") from exc
+    with fh:
+        try:
+            info = sf.info(fh)
+        except (sf.LibsndfileError, RuntimeError) as exc:
+            raise AudioReadError(f"{path}: not a readable audio file ({_why(exc)})") from exc
+        try:
+            short = _riff_shortfall(path) if info.format in ("WAV", "WAVEX") else None
+            fh.seek(0)
+            data, sr = sf.read(fh, dtype="float32", always_2d=True)
+        except (sf.LibsndfileError, RuntimeError, OSError, struct.error) as exc:
+            raise AudioReadError(f"{path}: damaged or truncated audio ({_why(exc)})") from exc
+    if short is not None:
+        raise AudioReadError(
+            f"{path}: truncated: the header announces {short[0]} bytes of audio, "
+            f"the file holds {short[1]}"
+        )
+    if info.frames > len(data):
+        raise AudioReadError(
+            f"{path}: truncated: the header announces {info.frames} samples, "
+            f"{len(data)} could be read"
+        )
+    if not MIN_RATE <= sr <= MAX_RATE:
+        raise AudioReadError(
+            f"{path}: sample rate {sr} Hz: expected {MIN_RATE} to {MAX_RATE} Hz (16 kHz is best)"
+        )
+    if len(data) == 0:
+        raise AudioReadError(f"{path}: holds no audio samples")
+    if not np.isfinite(data).all():
+        raise AudioReadError(f"{path}: holds samples that are not numbers (NaN or infinite)")
     out = resample(np.asarray(data, dtype=np.float32), int(sr))
     if mono:
         mono_out: Audio = out.mean(axis=1).astype(np.float32)
         return mono_out
     return out
+
+
+def _why(exc: Exception) -> str:
+    """libsndfile's own words, without the Python object it was handed."""
+    return str(getattr(exc, "error_string", None) or exc).strip()
+
+
+def _riff_shortfall(path: Path) -> tuple[int, int] | None:
+    """(bytes the WAV's data chunk announces, bytes the file holds) when it holds fewer.
+
+    libsndfile quietly reads what is there; a recording cut off mid-write must not look like a
+    shorter one."""
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        head = fh.read(12)
+        if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+            return None  # RF64 and other containers: libsndfile's own checks apply
+        offset = 12
+        while offset + 8 <= size:
+            fh.seek(offset)
+            chunk, length = struct.unpack("<4sI", fh.read(8))
+            available = size - offset - 8
+            if chunk == b"data":
+                if length not in _UNKNOWN_SIZES and length > available:
+                    return length, available
+                return None
+            offset += 8 + length + (length & 1)
+    return None
 
 
 def write_wav(path: Path, x: Audio, sr: int = SR) -> None:

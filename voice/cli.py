@@ -9,11 +9,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from referee.cli_support import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, cannot_write, float_in, int_in
 from voice.audio_io import AudioReadError
 from voice.config import ConfigError, VoiceConfig, load_config
 from voice.events import WORDS, CallHeard
-
-EXIT_USAGE = 2
 
 
 def register(subparsers: Any) -> None:
@@ -28,7 +27,7 @@ def register(subparsers: Any) -> None:
         p.add_argument(
             "--engine", choices=["spotter", "vosk"], help="override the configured engine"
         )
-        p.add_argument("--threshold", type=float, help="decision threshold (0-1)")
+        p.add_argument("--threshold", type=float_in(0.0, 1.0), help="decision threshold (0-1)")
         p.add_argument("--players", help="comma-separated enrolled players to load")
 
     spot = sub.add_parser("spot", help="calls in audio files (WAV/FLAC), one result per file")
@@ -39,8 +38,10 @@ def register(subparsers: Any) -> None:
 
     listen = sub.add_parser("listen", help="print calls heard live")
     listen.add_argument("--device", help="input device index or name (see: mjref voice devices)")
-    listen.add_argument("--channels", type=int, default=1, help="one microphone per seat")
-    listen.add_argument("--seconds", type=float, help="stop after this long")
+    listen.add_argument(
+        "--channels", type=int_in(1, 32), default=1, help="one microphone per seat (1-32)"
+    )
+    listen.add_argument("--seconds", type=float_in(0.0, above=True), help="stop after this long")
     listen.add_argument("--meter", action="store_true", help="print the input level every second")
     common(listen)
     listen.set_defaults(handler=run_listen)
@@ -56,7 +57,7 @@ def register(subparsers: Any) -> None:
     enrol = sub.add_parser("enrol", help="record a player's calls so the spotter adapts")
     enrol.add_argument("--player", required=True)
     enrol.add_argument("--lang", choices=["cmn", "yue", "en", "ja"], default="cmn")
-    enrol.add_argument("--takes", type=int, default=3)
+    enrol.add_argument("--takes", type=int_in(1, 20), default=3, help="takes per call (1-20)")
     enrol.add_argument("--device", help="input device index or name")
     enrol.add_argument(
         "--from-dir",
@@ -66,6 +67,26 @@ def register(subparsers: Any) -> None:
     enrol.add_argument("--profiles", type=Path, help="profile directory (default: from config)")
     enrol.add_argument("--config", type=Path)
     enrol.set_defaults(handler=run_enrol)
+
+
+def _setup_errors() -> tuple[type[Exception], ...]:
+    """What a bad configuration, model, profile or device raises: one line, then stop."""
+    from voice.encoder import EncoderError
+    from voice.enrol import EnrolError
+    from voice.head import SpotterModelError
+    from voice.sources import AudioDeviceError
+    from voice.vocab import VocabError
+    from voice.vosk_engine import VoskSetupError
+
+    return (
+        ConfigError,
+        EncoderError,
+        EnrolError,
+        SpotterModelError,
+        AudioDeviceError,
+        VocabError,
+        VoskSetupError,
+    )
 
 
 def _config(args: argparse.Namespace) -> VoiceConfig:
@@ -96,7 +117,7 @@ def run_spot(args: argparse.Namespace) -> int:
     try:
         cfg = _config(args)
     except ConfigError as exc:
-        print(f"mjref voice: {exc}", file=sys.stderr)
+        print(f"mjref voice spot: {exc}", file=sys.stderr)
         return EXIT_USAGE
     failed = 0
     for path in args.files:
@@ -110,11 +131,11 @@ def run_spot(args: argparse.Namespace) -> int:
                     flush=True,
                 )
             else:
-                print(f"{path}: error: {exc}", file=sys.stderr)
+                print(f"mjref voice spot: {exc}", file=sys.stderr)
             continue
-        except Exception as exc:  # a model or setup error stops everything: say it once
-            print(f"mjref voice: {exc}", file=sys.stderr)
-            return 1
+        except _setup_errors() as exc:  # a model or setup error stops everything: say it once
+            print(f"mjref voice spot: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         if args.json:
             line = {"file": str(path), "calls": [_call_json(c) for c in calls]}
             print(json.dumps(line, ensure_ascii=False), flush=True)
@@ -126,7 +147,7 @@ def run_spot(args: argparse.Namespace) -> int:
                     f"  {c.t_start:7.2f}-{c.t_end:6.2f} s  {c.word:<8} {c.lang:<3} seat {seat} "
                     f"conf {c.conf:.2f}"
                 )
-    return 1 if failed else 0
+    return EXIT_FINDINGS if failed else EXIT_OK
 
 
 def _device(value: str | None) -> int | str | None:
@@ -142,10 +163,14 @@ def run_listen(args: argparse.Namespace) -> int:
     from voice.pipeline import CallPipeline
     from voice.sources import LiveSource, level_dbfs
 
-    cfg = _config(args)
     src = LiveSource(_device(args.device), channels=args.channels)
-    pipe = CallPipeline(build_detectors(cfg, args.channels), seats=cfg.seats)
-    src.start()
+    try:
+        cfg = _config(args)
+        pipe = CallPipeline(build_detectors(cfg, args.channels), seats=cfg.seats)
+        src.start()
+    except _setup_errors() as exc:
+        print(f"mjref voice listen: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     started = time.monotonic()
     next_meter = 1.0
     try:
@@ -178,8 +203,8 @@ def run_devices(args: argparse.Namespace) -> int:
     try:
         devs = list_devices()
     except OSError as exc:  # PortAudio missing (Debian libportaudio2)
-        print(f"mjref voice: {exc}", file=sys.stderr)
-        return 1
+        print(f"mjref voice devices: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if args.json:
         print(json.dumps(devs, ensure_ascii=False))
     elif not devs:
@@ -192,33 +217,57 @@ def run_devices(args: argparse.Namespace) -> int:
 
 
 def run_enrol(args: argparse.Namespace) -> int:
-    from voice.audio_io import read_audio
+    """2 for a bad argument, configuration or take file; 1 when the takes hold no usable call."""
     from voice.encoder import SpeechEncoder
-    from voice.enrol import EnrolError, build_profile
+    from voice.enrol import EnrolError, build_profile, check_player
+
+    # an argument, a take file or a setup that will not do
+    unusable: tuple[type[Exception], ...] = (AudioReadError, *_setup_errors())
+    try:
+        check_player(args.player)
+        cfg = load_config(args.config)
+        if args.from_dir is not None and not args.from_dir.is_dir():
+            raise EnrolError(f"--from-dir {args.from_dir}: expected a folder of <word>_<n>.wav")
+        takes = _takes(args)
+        if not takes:
+            raise EnrolError(
+                f"no takes found in {args.from_dir} (expected {WORDS[0]}_1.wav and the like)"
+            )
+        encoder = SpeechEncoder()
+    except unusable as exc:
+        print(f"mjref voice enrol: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        profile = build_profile(encoder, args.player, takes)
+    except EnrolError as exc:
+        print(f"mjref voice enrol: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
+    profiles = args.profiles or cfg.profiles_dir
+    try:
+        path = profile.save(profiles)
+    except OSError as exc:
+        print(f"mjref voice enrol: {cannot_write(profiles, exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"enrolled {args.player}: {len(takes)} takes, {len(profile.labels)} windows → {path}")
+    return EXIT_OK
+
+
+def _takes(args: argparse.Namespace) -> list[tuple[int, Any]]:
+    """(class index, audio) per take: the files of --from-dir, else recorded now."""
+    from voice.audio_io import read_audio
     from voice.head import CLASSES
 
-    cfg = load_config(args.config)
-    profiles = args.profiles or cfg.profiles_dir
     takes = []
-    try:
-        for word in WORDS:
-            label = CLASSES.index(f"{args.lang}:{word}")
-            if args.from_dir is not None:
-                files = sorted(args.from_dir.glob(f"{word}_*.wav")) + sorted(
-                    args.from_dir.glob(f"{word}_*.flac")
-                )
-                takes += [(label, read_audio(f, mono=True)) for f in files]
-            else:
-                takes += [(label, _record(args, word, k)) for k in range(args.takes)]
-        if not takes:
-            raise EnrolError("no takes found")
-        profile = build_profile(SpeechEncoder(), args.player, takes)
-    except (EnrolError, AudioReadError) as exc:
-        print(f"mjref voice enrol: {exc}", file=sys.stderr)
-        return 1
-    path = profile.save(profiles)
-    print(f"enrolled {args.player}: {len(takes)} takes, {len(profile.labels)} windows → {path}")
-    return 0
+    for word in WORDS:
+        label = CLASSES.index(f"{args.lang}:{word}")
+        if args.from_dir is not None:
+            files = sorted(args.from_dir.glob(f"{word}_*.wav")) + sorted(
+                args.from_dir.glob(f"{word}_*.flac")
+            )
+            takes += [(label, read_audio(f, mono=True)) for f in files]
+        else:
+            takes += [(label, _record(args, word, k)) for k in range(args.takes)]
+    return takes
 
 
 def _record(args: argparse.Namespace, word: str, k: int) -> Any:

@@ -16,7 +16,7 @@ import os
 import tomllib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from voice.events import Engine, Lang, Seat
 
@@ -32,9 +32,9 @@ class VoiceConfig(BaseModel):
 
     engine: Engine = "spotter"
     spotter_model: Path = REPO / "models" / "voice_spotter.onnx"
-    threshold: float | None = None
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     vosk_models: dict[Lang, Path] = {}
-    vosk_threshold: float = 0.6
+    vosk_threshold: float = Field(default=0.6, ge=0.0, le=1.0, allow_inf_nan=False)
     vocab_dir: Path | None = None
     seats: list[Seat | None] | None = None
     players: list[str] = []
@@ -50,5 +50,15 @@ def load_config(path: Path | None = None) -> VoiceConfig:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         return VoiceConfig.model_validate(data.get("voice", {}))
-    except (OSError, tomllib.TOMLDecodeError, ValidationError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {exc.start}); expected a TOML file"
+        ) from exc
+    except ValidationError as exc:  # one line: each wrong field and what it should be
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'voice'}: {e['msg']} (got {e['input']!r})"
+            for e in exc.errors()
+        )
+        raise ConfigError(f"{path}: {problems}") from exc
+    except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc

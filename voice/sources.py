@@ -25,6 +25,10 @@ from voice.ring import RingBuffer
 BLOCK = 1280  # 80 ms
 
 
+class AudioDeviceError(OSError):
+    """No such input device, or it cannot capture as asked (rate, channels); PortAudio missing."""
+
+
 @dataclass
 class Block:
     data: Audio  # (samples, channels)
@@ -57,10 +61,14 @@ class FileSource:
 
 def list_devices() -> list[dict[str, Any]]:
     """Input devices as PortAudio sees them (index, name, channels, default rate)."""
-    import sounddevice as sd
+    try:
+        import sounddevice as sd
 
+        devices = sd.query_devices()
+    except OSError as exc:  # PortAudio missing (Debian libportaudio2)
+        raise AudioDeviceError(f"cannot list audio devices: {exc}") from exc
     out = []
-    for i, d in enumerate(sd.query_devices()):
+    for i, d in enumerate(devices):
         if int(d["max_input_channels"]) > 0:
             out.append(
                 {
@@ -115,17 +123,27 @@ class LiveSource:
             self._q.put_nowait((data, start, bool(status.input_overflow)))
 
     def start(self) -> None:
-        import sounddevice as sd
-
-        self._stream = sd.InputStream(
-            samplerate=SR,
-            channels=self.channels,
-            dtype="float32",
-            blocksize=self.block,
-            device=self.device,
-            callback=self._callback,
-        )
-        self._stream.start()
+        """Open the device; :class:`AudioDeviceError` says which device and why it cannot."""
+        which = "the default input device" if self.device is None else f"device {self.device!r}"
+        try:
+            import sounddevice as sd
+        except OSError as exc:  # PortAudio itself is missing (Debian libportaudio2)
+            raise AudioDeviceError(f"cannot capture audio: {exc}") from exc
+        try:
+            self._stream = sd.InputStream(
+                samplerate=SR,
+                channels=self.channels,
+                dtype="float32",
+                blocksize=self.block,
+                device=self.device,
+                callback=self._callback,
+            )
+            self._stream.start()
+        except (sd.PortAudioError, ValueError) as exc:
+            raise AudioDeviceError(
+                f"cannot capture from {which} ({exc}): expected an input device that takes "
+                f"{self.channels} channel(s) at {SR} Hz; see `mjref voice devices`"
+            ) from exc
 
     def stop(self) -> None:
         self._stop.set()

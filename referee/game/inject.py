@@ -18,6 +18,7 @@ from referee.events import (
     Call,
     CallKind,
     Chow,
+    Deal,
     Discard,
     Draw,
     Event,
@@ -34,7 +35,7 @@ from referee.events import (
     WallFlipped,
     WinDeclared,
 )
-from referee.game import claims
+from referee.game import claims, shapes
 from referee.game.claims import WINDS
 from referee.game.sim import Simulator
 from referee.game.state import HandState
@@ -65,19 +66,41 @@ KINDS = (
     "turn_overrun",  # WMC-13.1
     "pause",  # WMC-13.4
     "lateness",  # WMC-13.4
+    "fifth_copy_drawn",  # WMC-1.1: a draw names a tile whose four copies are all out
+    "older_discard_claimed",  # WMC-5.1: a pung of a discard that is not the last one
+    "dead_hand_win",  # WMC-11.6: a dead hand shows a win (WMC-10.2), no empty win after
+    "long_hand_claim",  # WMC-10.2: a long hand's pung or chow refused, no empty claim after
+    "fast_chow_punged",  # WMC-5.4: a chow exposed < 1 s after the call, punged by priority
+    "unspoken_chow_punged",  # WMC-5.2: an unspoken chow (no priority), punged
+    "touched_wall_win",  # WMC-4.2 (info): drew unmerged, then won on the discard by priority
+    "deal_long",  # WMC-3.5: a tile too many in the deal, found at the first discard: WMC-10.1
+    "deal_short",  # WMC-3.5: a tile too few, found at the first discard: WMC-10.1
+    "deal_short_topped_up",  # WMC-3.5: a tile too few, taken from the wall before discarding
 )
 
 
 KONG_BOOST = 25
 """Own-turn kongs are rare (about 0.3 a hand), so a kong turn injects at ``rate * KONG_BOOST``
 (at most 1) — enough WMC-5.5 / 5.2 kong kinds in 1,000 hands to measure."""
-PRIORITY_BOOST = 5
-"""A chow exposed over a pending pung (WMC-5.7) fits few moments (the left player can chow, another
-holds a pair): each such moment injects it at ``rate * PRIORITY_BOOST``."""
+PRIORITY_BOOST = 12
+"""A chow against a pung fits few moments (the left player can chow, another holds a pair): each
+such moment injects at ``rate * PRIORITY_BOOST`` a chow exposed over a pending pung (WMC-5.7),
+or one exposed too fast (5.4) or unspoken (5.2) and punged by priority."""
+TOUCH_BOOST = 8
+"""The next player winning on a discard fits about one hand in five: such a moment injects at
+``rate * TOUCH_BOOST`` a draw without merging, another's call, then the win (WMC-4.2)."""
+DEAL_BOOST = 4
+"""A deal is one moment a hand: it injects a wrong count at ``rate * DEAL_BOOST``."""
+DEAD_BOOST = 4
+"""A long hand's claim fits only the moments after one died and holds a pair or a run of the
+discard: each such moment injects it at ``rate * DEAD_BOOST``."""
+DEAD_WIN_RATE = 0.25
+"""A dead hand showing a win fits every discard after one died (many): ``rate * DEAD_WIN_RATE``."""
 WEIGHTS = {
     "chow_not_left": 2,
     "chow_not_left_stands": 2,
     "concealed_kong_unspoken": 2,
+    "deal_long": 2,
 }
 """Choice weights of the kinds that fit a moment (default 1): rare kinds are offered only when
 they are feasible, and weighted up so that 1,000 hands hold at least 20 of each."""
@@ -113,7 +136,10 @@ class IrregularSimulator(Simulator):
         self.rate = rate
         self.inject_rng = random.Random(seed * 7919 + 17)
         self._marks: dict[int, tuple[tuple[str, ...], float]] = {}
+        self._gaps: dict[int, float] = {}  # payload id → seconds since the previous event
         self._slow: set[Wind] = set()  # one slow turn per seat and hand (bank stays < 3 min)
+        self._deal_ts = 0.0  # the first 15 s after the deal are untimed (referee/clocks.py)
+        self._top_up: Wind | None = None  # a short deal to put right before the first discard
         self._pause_points = 0  # WMC-13.4 points injected this half (kept ≤ 150)
         self.injected: dict[str, int] = dict.fromkeys(KINDS, 0)
 
@@ -126,9 +152,18 @@ class IrregularSimulator(Simulator):
         self._marks[id(payload)] = (refs, delay)
         self.injected[kind] += 1
 
-    def _emit(self, payload: Payload, evidence: tuple[str, ...] = (), delay: float = 0.0) -> Event:
+    def _emit(
+        self,
+        payload: Payload,
+        evidence: tuple[str, ...] = (),
+        delay: float = 0.0,
+        gap: float | None = None,
+    ) -> Event:
         refs, extra = self._marks.pop(id(payload), ((), 0.0))
-        ev = super()._emit(payload, (*evidence, *refs), delay + extra)
+        gap = self._gaps.pop(id(payload), gap)
+        ev = super()._emit(payload, (*evidence, *refs), delay + extra, gap)
+        if isinstance(payload, Deal):
+            self._deal_ts = ev.ts
         self._seat_waits = [None] * 4  # injected acts change hands in ways the cache can't see
         hand = self.table.state.hand
         if hand is not None:
@@ -169,9 +204,39 @@ class IrregularSimulator(Simulator):
             yield self._emit(late)
         yield from super()._hand()
 
+    def _deal(self) -> Payload:
+        """A seat takes a tile too many (the next one of the wall) or too few (WMC-3.5)."""
+        deal = super()._deal()
+        hand = self.table.state.hand
+        if hand is None or not self._roll(DEAL_BOOST):
+            return deal
+        rng = self.inject_rng
+        wall = hand.wall
+        got: list[list[Tile]] = [[], [], [], []]
+        for place, index in wall.deal_positions():
+            got[place].append(wall.tiles[wall.order[index]])
+        kind = self._pick(["deal_long", "deal_short", "deal_short_topped_up"])
+        seat = rng.choice(WINDS[1:] if kind == "deal_long" else WINDS)
+        tiles = got[seat]
+        if kind == "deal_long":
+            tiles.append(wall.tiles[wall.order[53]])
+        else:
+            tiles.remove(rng.choice(tiles))
+        wrong = Deal(hands={seat: tuple(tiles)})
+        if kind == "deal_short_topped_up":
+            self._top_up = seat
+            self._mark(wrong, kind, ("WMC-3.5", seat))
+        else:
+            self._mark(wrong, kind, ("WMC-3.5", seat), ("WMC-10.1", seat))
+        return wrong
+
     # ---- the player on turn ------------------------------------------------------------------
 
     def _turn(self, hand: HandState) -> list[Payload] | None:
+        if self._top_up is not None:  # the short seat takes the missing tile (WMC-3.5)
+            short, self._top_up = self._top_up, None
+            wall = hand.wall
+            return [Draw(seat=short, tile=wall.tiles[wall.next_live_position()])]
         seat = hand.turn
         me = hand.seats[seat]
         if seat in self._barred:
@@ -191,7 +256,7 @@ class IrregularSimulator(Simulator):
         options: list[str] = []
         if isinstance(last, Discard):
             options += ["river_place", "tiles_exposed"]
-            if len(hand.discards) >= 4 and seat not in self._slow:
+            if self.ts - self._deal_ts >= 15 and seat not in self._slow:
                 options.append("turn_overrun")
         if isinstance(last, Kong) and hand.wall.live > 2:
             options.append("early_replacement")
@@ -256,6 +321,10 @@ class IrregularSimulator(Simulator):
         discarder, tile = hand.last_discard
         last = plan[-1]
         is_draw = isinstance(last, Draw)
+        if isinstance(last, WinDeclared) and last.seat is hand.turn and self._roll(TOUCH_BOOST):
+            touched = self._touched_wall(hand, last.seat, discarder, tile)
+            if touched is not None:
+                return touched
         if (
             not hand.riverbed
             and hand.wall.live > 0
@@ -265,16 +334,39 @@ class IrregularSimulator(Simulator):
             others = [w for w in WINDS if w is not discarder and w not in self._barred]
             priority = self._out_of_priority(hand, others, discarder, tile)
             if priority is not None:
-                # out_of_priority: a chow exposed while a legal pung call is pending (WMC-5.7)
                 left, run, punger = priority
+                kind = self._pick(["out_of_priority", "fast_chow_punged", "unspoken_chow_punged"])
                 chow = Chow(seat=left, tiles=run)
-                self._mark(chow, "out_of_priority", ("WMC-5.7", left))
-                return [
-                    Call(seat=punger, call=CallKind.PUNG),
-                    Call(seat=left, call=CallKind.CHOW),
-                    chow,
-                    Pung(seat=punger),
-                ]
+                pung = Pung(seat=punger)
+                if kind == "out_of_priority":  # a chow exposed while a legal pung call is pending
+                    self._mark(chow, kind, ("WMC-5.7", left))
+                    return [
+                        Call(seat=punger, call=CallKind.PUNG),
+                        Call(seat=left, call=CallKind.CHOW),
+                        chow,
+                        pung,
+                    ]
+                if kind == "fast_chow_punged":  # exposed < 1 s after the call (WMC-5.4)
+                    self._gaps[id(chow)] = round(0.2 + self.inject_rng.random() * 0.6, 3)
+                    self._mark(pung, kind, ("WMC-5.4", left))
+                    chowed: list[Payload] = [Call(seat=left, call=CallKind.CHOW), chow]
+                else:  # unspoken (WMC-5.2): warned at the chow, no priority at the pung
+                    self._mark(chow, "unspoken_claim", ("WMC-5.2", left))
+                    self._mark(pung, kind, ("WMC-5.2", left))
+                    chowed = [chow]
+                return [*chowed, Call(seat=punger, call=CallKind.PUNG), pung]
+        if is_draw and not hand.riverbed:
+            dead = [w for w in WINDS if w is not discarder and hand.seats[w].dead]
+            long_claim = self._long_claim(hand, dead, discarder, tile) if dead else None
+            if long_claim is not None and self._roll(DEAD_BOOST):
+                seat, claim, word = long_claim  # refused (WMC-10.2), the call with it
+                self._mark(claim, "long_hand_claim", ("WMC-10.2", seat))
+                return [Call(seat=seat, call=word), claim, *plan]
+            if dead and self._roll(DEAD_WIN_RATE):  # a false win (WMC-11.6), play goes on
+                seat = self.inject_rng.choice(dead)
+                win = WinDeclared(seat=seat)
+                self._mark(win, "dead_hand_win", ("WMC-11.6", seat))
+                return [Call(seat=seat, call=CallKind.WIN), win, *plan]
         if not self._roll():
             return plan
         turn = hand.turn
@@ -286,6 +378,7 @@ class IrregularSimulator(Simulator):
         if is_draw and hand.wall.live > 20:
             options += ["draw_out_of_turn", "discard_before_draw", "wrong_tile_drawn"]
             options += ["empty_claim", "empty_win", "wall_flipped", "false_win", "pause"]
+            options += ["fifth_copy_drawn", "older_discard_claimed"]
             if not hand.riverbed:
                 non_left = self._non_left_chow(hand, others, discarder, tile)
                 if non_left is not None:
@@ -348,6 +441,22 @@ class IrregularSimulator(Simulator):
             flip = WallFlipped(seat=last.seat, tile=wall.tiles[wall.next_live_position()])
             self._mark(flip, kind, ("WMC-4.9", last.seat))
             return [flip]
+        if kind == "fifth_copy_drawn":
+            assert isinstance(last, Draw)
+            gone = self._all_out(hand)
+            if not gone:
+                return plan
+            fifth = Draw(seat=last.seat, tile=rng.choice(gone))
+            self._mark(fifth, kind, ("WMC-1.1", last.seat))
+            return [fifth, *plan]  # refused: then the real draw
+        if kind == "older_discard_claimed":
+            older = self._older_pair(hand, others, tile)
+            if older is None:
+                return plan
+            seat, old = older
+            pung = Pung(seat=seat, tiles=(old,) * 3)
+            self._mark(pung, kind, ("WMC-5.1", seat))
+            return [pung, *plan]  # refused: play goes on
         if kind in ("empty_claim", "empty_win"):
             if not others:
                 return plan
@@ -374,6 +483,69 @@ class IrregularSimulator(Simulator):
             return [Call(seat=seat, call=CallKind.CHOW), chow, MeldCorrected(seat=seat)]
         self._mark(chow, kind, ("WMC-5.4", seat), ("WMC-11.5", seat))
         return [Call(seat=seat, call=CallKind.CHOW), chow]
+
+    def _touched_wall(
+        self, hand: HandState, seat: Wind, discarder: Wind, tile: Tile
+    ) -> list[Payload] | None:
+        """The next player, whose hand is complete on the discard, first draws without merging
+        (a tile that completes nothing); another calls pung; then he calls and wins (WMC-4.2)."""
+        wall = hand.wall
+        if wall.live <= 0:
+            return None
+        drawn = wall.tiles[wall.next_live_position()]
+        grown = list(hand.seats[seat].counts)
+        grown[drawn] += 1
+        if drawn == tile or shapes.is_complete(grown, len(hand.seats[seat].melds)):
+            return None
+        claimer = self.inject_rng.choice([w for w in WINDS if w not in (discarder, seat)])
+        win = WinDeclared(seat=seat)
+        self._mark(win, "touched_wall_win", ("WMC-4.2", seat))
+        return [
+            Draw(seat=seat, tile=drawn, merged=False),
+            Call(seat=claimer, call=CallKind.PUNG),
+            Call(seat=seat, call=CallKind.WIN),
+            win,
+        ]
+
+    def _long_claim(
+        self, hand: HandState, dead: list[Wind], discarder: Wind, tile: Tile
+    ) -> tuple[Wind, Payload, CallKind] | None:
+        """A long hand holding a pair (a pung) or, as the left player, a run of the discard."""
+        for seat in dead:
+            if hand.seats[seat].dead != "long":
+                continue
+            counts = hand.seats[seat].counts
+            if counts[tile] >= 2:
+                return seat, Pung(seat=seat), CallKind.PUNG
+            if claims.relative(seat, discarder) is Relative.LEFT:
+                runs = claims.chow_options(counts, tile)
+                if runs:
+                    run = self.inject_rng.choice(runs)
+                    return seat, Chow(seat=seat, tiles=run), CallKind.CHOW
+        return None
+
+    @staticmethod
+    def _all_out(hand: HandState) -> list[Tile]:
+        """Tiles of which no copy is left in the wall (a draw naming one is impossible)."""
+        wall = hand.wall
+        left = [0] * NUM_KINDS
+        for k in range(wall.head, wall.size - wall.tail):
+            t = wall.tiles[wall.order[k]]
+            if t < NUM_KINDS:
+                left[t] += 1
+        return [t for t in range(NUM_KINDS) if not left[t]]
+
+    def _older_pair(
+        self, hand: HandState, others: list[Wind], last: Tile
+    ) -> tuple[Wind, Tile] | None:
+        """A seat holding a pair of an older discard still in a river (not the last one)."""
+        older = {t for s in hand.seats for t in s.river if t != last}
+        for seat in others:
+            counts = hand.seats[seat].counts
+            pairs = sorted(t for t in older if counts[t] >= 2)
+            if pairs:
+                return seat, self.inject_rng.choice(pairs)
+        return None
 
     def _non_left_chow(
         self, hand: HandState, others: list[Wind], discarder: Wind, tile: Tile

@@ -35,6 +35,7 @@ from referee.events import (
     Source,
     WallBuilt,
     WinDeclared,
+    WinOn,
     make_event,
 )
 from referee.game.table import Scorer, Step, Table
@@ -54,8 +55,10 @@ class Script:
         self.events: list[Event] = []
         self.seq = 0
 
-    def push(self, payload: Payload) -> Step:
-        ev = make_event(payload, seq=self.seq, ts=float(self.seq), source=Source.MANUAL)
+    def push(self, payload: Payload, *, at: float | None = None) -> Step:
+        """Log and apply one event; its ``ts`` is its seq unless ``at`` gives the time."""
+        ts = float(self.seq) if at is None else at
+        ev = make_event(payload, seq=self.seq, ts=ts, source=Source.MANUAL)
         self.seq += 1
         self.events.append(ev)
         return self.table.apply(ev)
@@ -75,8 +78,8 @@ class Script:
         dealt = {Wind[k]: tuple(parse_tiles(v)) for k, v in hands.items()}
         return self.push(Deal(hands=dealt))
 
-    def do(self, line: str) -> Step:
-        return self.push(parse_action(line))
+    def do(self, line: str, *, at: float | None = None) -> Step:
+        return self.push(parse_action(line), at=at)
 
 
 def parse_action(line: str) -> Payload:
@@ -110,7 +113,12 @@ def parse_action(line: str) -> Payload:
         return Kong(seat=seat, kind=KongKind(args[0]), tile=parse_tile(args[1]), tiles=shown)
     if action == "correct":  # WMC-11.1: "N correct 555p" (to a legal set) or "N correct"
         return MeldCorrected(seat=seat, tiles=tuple(parse_tiles(args[0])) if args else None)
-    if action == "win":
+    if action == "win":  # "E win", "W win 2s", "W win on discard", "E win 3m on draw"
+        if "on" in args:
+            fields["on"] = WinOn(args[args.index("on") + 1])
+            args = args[: args.index("on")]
+        if args:
+            fields["tile"] = parse_tile(args[0])
         return WinDeclared(**fields)
     if action == "reveal":
         return HandRevealed(seat=seat, tiles=tuple(parse_tiles(args[0])))

@@ -139,9 +139,17 @@ class Simulator:
 
     # ---- events ------------------------------------------------------------------------------
 
-    def _emit(self, payload: Payload, evidence: tuple[str, ...] = (), delay: float = 0.0) -> Event:
-        """Stamp, log and apply one event; ``delay`` adds think time (injected overruns)."""
-        self.ts += 0.5 + self._clock() * 2.5 + delay
+    def _emit(
+        self,
+        payload: Payload,
+        evidence: tuple[str, ...] = (),
+        delay: float = 0.0,
+        gap: float | None = None,
+    ) -> Event:
+        """Stamp, log and apply one event; ``delay`` adds think time (injected overruns), ``gap``
+        replaces the 0.5–3 s since the last event (an injected hurry)."""
+        think = self._clock()
+        self.ts += (0.5 + think * 2.5 if gap is None else gap) + delay
         ev = make_event(
             payload,
             seq=self.seq,
@@ -194,7 +202,7 @@ class Simulator:
             breaker = WINDS[counted_seat(0, d1[0] + d1[1])]
             d2 = (rng.randint(1, 6), rng.randint(1, 6))
             yield self._emit(_p(DiceRolled, seat=breaker, dice=d2))
-        yield self._emit(_p(Deal, hands=None))
+        yield self._emit(self._deal())
         hand = self.table.state.hand
         assert hand is not None
         if self.profile.flowers:
@@ -219,6 +227,10 @@ class Simulator:
                     yield emit(payload)
             if self.seq == before or (self.alerts and self.strict):
                 raise RuntimeError(f"simulator stuck or refused at seq {self.seq}: {self.alerts}")
+
+    def _deal(self) -> Payload:
+        """The deal: the recorded wall says what each seat got."""
+        return _p(Deal, hands=None)
 
     # ---- decisions ---------------------------------------------------------------------------
 

@@ -217,6 +217,20 @@ class WrongMeld:
     rule: str  # the rule of the alert at exposure: WMC-11.1 (no set) or WMC-5.4 (not left)
 
 
+@dataclass(frozen=True, slots=True)
+class OpenChow:
+    """A chow exposed without the call or too soon after it (WMC-5.2, 5.4): until the chower
+    discards, another player may still pung or kong the tile by priority. ``rule``: WMC-5.2
+    (unspoken) or WMC-5.4 (too fast); ``gap``: seconds from the call to the exposure."""
+
+    seat: Wind
+    seq: int
+    discarder: Wind
+    tile: Tile
+    rule: str
+    gap: float
+
+
 class HandState:
     """One hand: the wall, four seats and whose turn it is."""
 
@@ -225,8 +239,11 @@ class HandState:
         "after_kong",
         "bar_ledger",
         "call_seq",
+        "call_ts",
         "calls",
         "claims_made",
+        "deal_off",
+        "deal_seq",
         "dealer_place",
         "dice",
         "discards",
@@ -235,6 +252,7 @@ class HandState:
         "last_discard",
         "marks",
         "number",
+        "open_chow",
         "own_call",
         "phase",
         "pre_play",
@@ -262,6 +280,12 @@ class HandState:
         self.last_discard: tuple[Wind, Tile] | None = None
         self.calls: dict[Wind, CallKind] = {}
         self.call_seq: dict[Wind, int] = {}  # seq of each seat's latest call (evidence)
+        self.call_ts: dict[Wind, float] = {}  # and its time (WMC-5.4: chow, wait, expose)
+        self.open_chow: OpenChow | None = None  # a chow others may still pung (WMC-5.2, 5.4)
+        # WMC-3.5: seats dealt a wrong count (tiles over (+) or under (−) the due), until their
+        # first discard; the deal's seq is the evidence of a dead hand found then (10.1).
+        self.deal_off: dict[Wind, int] = {}
+        self.deal_seq = -1
         self.own_call: tuple[Wind, CallKind, int] | None = None  # kong/win said on own turn
         self.early_replacement = False  # replacement drawn before the kong was shown (5.5)
         self.unmerged: Tile | None = None  # the next player's draw not yet merged (WMC-4.4)

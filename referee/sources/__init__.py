@@ -1,8 +1,9 @@
-"""Adapters that turn what a source reports into referee events (DESIGN.md, data flow).
+"""What every source of a table's events shares (DESIGN.md, data flow).
 
-Each source (the automatic table, later vision and voice) gets a small module here: it maps the
-source's own typed output onto the log's events (``referee.events``) and leaves the rules to the
-engine. :class:`Sequencer` numbers the events of one table's session across all its sources.
+Each sensor turns its own typed output into the log's events (``referee.events``) on its own
+side (``table_io.bridge``, ``voice.bridge``): the core never imports a sensor.
+:class:`Sequencer` numbers the events of one table's session across all its sources; the rig
+owns the one instance of a table.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import main
 from referee.sim_cli import replay_lines
+from rig.cli import main
 
 
 def test_demo_writes_a_log_that_replays_and_a_card(
@@ -26,5 +26,18 @@ def test_demo_writes_a_log_that_replays_and_a_card(
     assert (tmp_path / "card.html").read_text().startswith("<!doctype html>")
 
 
-def test_demo_refuses_bad_arguments(tmp_path: Path) -> None:
-    assert main(["demo", "--hands", "0", "--out", str(tmp_path)]) == 2
+def test_demo_refuses_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in (["--hands", "0"], ["--rate", "1.5"], ["--rate", "nan"]):
+        with pytest.raises(SystemExit) as stop:
+            main(["demo", *bad, "--out", str(tmp_path)])
+        assert stop.value.code == 2
+    assert "--hands: 0: expected an integer from 1 to 1000" in capsys.readouterr().err
+
+
+def test_demo_says_when_its_output_folder_cannot_be_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("x")
+    assert main(["demo", "--hands", "1", "--out", str(tmp_path / "file" / "demo")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mjref demo: cannot write ") and "Not a directory" in err

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from record_logs import records_dir
 
-from referee.cli import main
+from rig.cli import main
 
 
 def _bad_botzone(tmp_path: Path) -> Path:

@@ -18,13 +18,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.cli import main
 from referee.duties import RefereeTable
 from referee.events import Event, HandRuled, Source, make_event
 from referee.game.sim import Simulator
 from referee.game.state import HandResult
 from referee.game.table import Table
 from referee.sim_cli import Replayed, replay_lines
+from rig.cli import main
 
 SCORE_KEYS = (
     "result",

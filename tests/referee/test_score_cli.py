@@ -7,16 +7,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from shared_data import shared_path
 
-from referee.cli import main
+from referee.score_cli import score_case_line
+from referee.scoring import PROFILE_NAMES
+from rig.cli import main
 
 TESTDATA = shared_path("testdata", "wmc-hands.jsonl")
 
 
 def mjref(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "referee.cli", *args],
+        [sys.executable, "-m", "rig.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -65,8 +69,8 @@ def test_malformed_cases_get_an_error_and_the_rest_go_on() -> None:
         ]
     )
     out = mjref("score", "--json", stdin=stdin)
-    assert out.returncode == 0
-    assert "Traceback" not in out.stderr
+    assert out.returncode == 1  # done, but some cases could not be scored
+    assert out.stderr == "mjref score: 4 of 5 case(s) could not be scored\n"
     answers = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(answers) == 5
     assert answers[0] == {"id": "line 1", "error": answers[0]["error"]}
@@ -116,3 +120,78 @@ def test_one_hand_errors_are_clear() -> None:
 
 def test_no_tiles_without_json_is_a_usage_error() -> None:
     assert main(["score"]) == 2
+
+
+def test_exit_codes_a_script_can_trust() -> None:
+    good = TESTDATA.read_text().splitlines()[0]
+    assert mjref("score", "--json", stdin=good + "\n").returncode == 0
+    every_line_failed = mjref("score", "--json", stdin="{not json\n[]\n")
+    assert every_line_failed.returncode == 1
+    assert "2 of 2 case(s) could not be scored" in every_line_failed.stderr
+    nothing = mjref("score", "--json", stdin="\n\n")
+    assert nothing.returncode == 2
+    assert nothing.stderr == "mjref score: no hand case on stdin (expected JSON lines)\n"
+
+
+def test_a_line_that_is_not_utf8_is_one_failed_case() -> None:
+    good = TESTDATA.read_bytes().splitlines()[0]
+    out = subprocess.run(
+        [sys.executable, "-m", "rig.cli", "score", "--json"],
+        input=b"\xff\xfe{}\n" + good + b"\n",
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 1 and b"Traceback" not in out.stderr
+    first, second = (json.loads(line) for line in out.stdout.splitlines())
+    assert first == {"id": "line 1", "error": "line 1 is not UTF-8 text (byte 0)"}
+    assert second["id"] == "ZJ01" and second["total"] == 160
+
+
+def test_flowers_out_of_range_is_a_usage_error() -> None:
+    out = mjref("score", "234m234m666p88s34s", "--flowers", "9")
+    assert out.returncode == 2 and "--flowers: 9: expected an integer from 0 to 8" in out.stderr
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_fields = {
+    "id": _json,
+    "concealed": st.sampled_from(["234m234m666p88s34s", "11m", "", "12x"]) | _json,
+    "win": st.sampled_from(["5s", "C", "5s5s"]) | _json,
+    "win_by": st.sampled_from(["self", "discard"]) | _json,
+    "seat": st.sampled_from(["E", "S", "Q"]) | _json,
+    "prevalent": _json,
+    "melds": st.lists(
+        st.fixed_dictionaries(
+            {
+                "type": st.sampled_from(["chow", "pung", "kong"]) | _json,
+                "tiles": st.sampled_from(["123p", "CCC", "9999s"]) | _json,
+            }
+        ),
+        max_size=5,
+    )
+    | _json,
+    "flags": st.lists(st.sampled_from(["win_on_kong", "last_tile", "?"]) | _json) | _json,
+    "flowers": st.integers(-3, 12) | _json,
+}
+
+
+@settings(max_examples=300)
+@given(case=st.fixed_dictionaries({}, optional=_fields), profile=st.sampled_from(PROFILE_NAMES))
+def test_any_case_line_gets_an_answer_never_an_exception(
+    case: dict[str, object], profile: str
+) -> None:
+    answer = score_case_line(json.dumps(case).encode(), 1, profile)
+    assert "error" in answer or {"valid", "total", "patterns"} <= set(answer)
+
+
+@settings(max_examples=200)
+@given(raw=st.binary(max_size=64) | st.text(max_size=64).map(str.encode))
+def test_any_bytes_get_an_answer(raw: bytes) -> None:
+    assert set(score_case_line(raw, 3, "wmc")) >= {"id"}

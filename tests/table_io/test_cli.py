@@ -32,8 +32,17 @@ def test_simulate_then_monitor(where: list[str]) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             where = ["--tcp", str(s.getsockname()[1])]
-    sim = _simulate(*where, "--events", "30", "--seed", "1", "--rate", "0",
-               "--faults", "drop=0.05,corrupt=0.05,dup=0.05,garbage=0.05")  # fmt: skip
+    sim = _simulate(
+        *where,
+        "--events",
+        "30",
+        "--seed",
+        "1",
+        "--rate",
+        "0",
+        "--faults",
+        "drop=0.05,corrupt=0.05,dup=0.05,garbage=0.05",
+    )
     try:
         assert sim.stdout is not None
         port = sim.stdout.readline().strip()
@@ -79,3 +88,24 @@ def test_register_adds_the_table_command() -> None:
     assert args.handler is run_simulate and args.tcp == 5000 and args.events == 3
     args = parser.parse_args(["table", "monitor", "/dev/ttyACM0", "--json", "--until-idle", "2"])
     assert args.handler is run_monitor and args.json and args.until_idle == 2.0
+
+
+def test_simulate_on_a_busy_port_says_so() -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = subprocess.run(
+            [sys.executable, "-m", "rig.cli", "table", "simulate", "--tcp", str(port)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip() == (
+        f"mjref table simulate: cannot serve on TCP 127.0.0.1:{port}: Address already in use "
+        "(expected a free port; 0 picks one)"
+    )

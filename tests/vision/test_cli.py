@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from referee.cli import main as mjref
+from rig.cli import main as mjref
 from vision import cli
 from vision.classes import LABELS, class_of_label
 from vision.detect import Detection
@@ -111,3 +111,50 @@ def test_missing_models_folder_is_a_clear_error(
 ) -> None:
     code = mjref(["tiles", "--models", str(tmp_path), "detect", str(FIXTURES / "mixed.jpg")])
     assert code == 2 and "no such model file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["detect", "IMG", "--min-conf", "1.5"], "--min-conf"),
+        (["detect", "IMG", "--min-conf", "-0.1"], "--min-conf"),
+        (["detect", "IMG", "--min-conf", "nan"], "--min-conf"),
+        (["detect", "IMG", "--min-conf", "lots"], "--min-conf"),
+        (["score", "IMG", "--min-conf", "2"], "--min-conf"),
+        (["score", "IMG", "--seat", "X"], "--seat"),
+        (["score", "IMG", "--win", "10m"], "--win"),
+        (["eval", "DIR", "--min-conf", "7"], "--min-conf"),
+        (["eval", "DIR", "--limit", "-3"], "--limit"),
+    ],
+)
+def test_option_out_of_range_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], args: list[str], named: str
+) -> None:
+    """Refused before any model is loaded or photo read: exit 2, the option named."""
+    args = [str(FIXTURES / "mixed.jpg") if a in ("IMG", "DIR") else a for a in args]
+    with pytest.raises(SystemExit) as info:
+        mjref(["tiles", *args])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and f"argument {named}" in err and "Traceback" not in err
+
+
+def test_score_shows_what_it_read_when_the_hand_is_wrong(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fixture_labels: Callable[[str], Any],
+) -> None:
+    """One tile of the 14 missed: the error says so and lists the 13 tiles that were read."""
+
+    class MissesOne:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def detect(self, img: object, min_conf: float = 0.0, **kw: object) -> list[Detection]:
+            rows = fixture_labels("hand_row")[1:]
+            return [Detection(r[0], r[1], r[2], r[3], class_of_label(r[4]), 0.9) for r in rows]
+
+    monkeypatch.setattr(cli, "TileRecognizer", MissesOne)
+    assert mjref(["tiles", "score", str(FIXTURES / "hand_row.jpg")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "wrong tile count" in err
+    assert "(read 13 tiles: 34234m666p88s  |  345s)" in err

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import struct
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from vision.image_io import ImageError, load_image
+from vision.image_io import MAX_MEGAPIXELS, ImageError, load_image
 
 
 @pytest.mark.parametrize("mode", ["RGB", "RGBA", "LA", "L", "P", "CMYK", "I;16", "I", "F", "1"])
@@ -46,3 +48,37 @@ def test_unreadable_files_name_the_file(tmp_path: Path, make: object, message: s
     with pytest.raises(ImageError, match=message) as info:
         load_image(path)
     assert str(path) in str(info.value)
+
+
+def _png_header(path: Path, width: int, height: int) -> None:
+    """A width×height RGB PNG that holds no pixels: its size is all there is to read."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    ihdr = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n" + ihdr + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize("side", [20000, 40000])
+def test_an_absurdly_large_image_is_refused_from_its_header(tmp_path: Path, side: int) -> None:
+    """400 MP and 1,600 MP alike: the size and the limit are named, and nothing is decoded
+    (the file holds no pixels at all)."""
+    path = tmp_path / "huge.png"
+    _png_header(path, side, side)
+    with pytest.raises(ImageError, match=f"{MAX_MEGAPIXELS} megapixel limit") as info:
+        load_image(path)
+    assert str(path) in str(info.value) and f"{side}×{side}" in str(info.value)
+
+
+def test_a_truncated_photo_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    data = (Path(__file__).resolve().parent / "fixtures" / "mixed.jpg").read_bytes()
+    path = tmp_path / "cut.jpg"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ImageError, match="not a readable image") as info:
+        load_image(path)
+    assert str(path) in str(info.value) and "truncated" in str(info.value)

@@ -3,6 +3,7 @@ images, and fail clearly on a bad file; images of any size and mode go through."
 
 from __future__ import annotations
 
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,10 +17,13 @@ from vision.dataset import Box
 from vision.detect import (
     CLASSIFIER_FILE,
     DETECTOR_FILE,
+    MAX_TILES,
+    MAX_WINDOWS,
     MODELS_DIR,
     SURE,
     TileRecognizer,
     tile_crop,
+    windows,
 )
 from vision.image_io import load_image, to_rgb
 from vision.metrics import evaluate
@@ -89,15 +93,74 @@ def test_any_mode_and_size(recognizer: TileRecognizer, image: Image.Image) -> No
         assert 0 <= d.x1 <= d.x2 <= rgb.width and 0 <= d.y1 <= d.y2 <= rgb.height
 
 
-def test_large_image_is_tiled_and_small_tiles_are_found(recognizer: TileRecognizer) -> None:
-    """A 1600×1200 table with the hand row pasted at native size: seen through windows."""
+@pytest.mark.parametrize("size", [(1600, 1200), (3200, 2400)])
+def test_small_tiles_in_a_large_image_are_found(
+    recognizer: TileRecognizer, size: tuple[int, int]
+) -> None:
+    """A table with the hand row pasted at native size (50 px tiles): at 3200 px they are
+    4 % of a whole view, too small to see, and windows find them."""
     row = load_image(FIXTURES / "hand_row.jpg")
-    big = Image.new("RGB", (1600, 1200), (120, 30, 30))
-    big.paste(row, (700, 900))
+    w, h = size
+    big = Image.new("RGB", size, (120, 30, 30))
+    big.paste(row, (w // 2 - 100, h * 3 // 4))
     dets = recognizer.detect(big)
-    inside = [d for d in dets if d.y1 >= 900 and d.x1 >= 700]
+    inside = [d for d in dets if d.y1 >= h * 3 // 4 and d.x1 >= w // 2 - 100]
     assert len(inside) >= 12
-    assert all(0 <= d.x1 <= d.x2 <= 1600 and 0 <= d.y1 <= d.y2 <= 1200 for d in dets)
+    assert all(0 <= d.x1 <= d.x2 <= w and 0 <= d.y1 <= d.y2 <= h for d in dets)
+
+
+def _row_order(dets: list[Any], scale: float = 1.0) -> list[tuple[str, int, int]]:
+    """Labels with their centres in original pixels (to 10 px), in reading order."""
+    return sorted(
+        (d.label, round((d.x1 + d.x2) / 2 / scale / 10), round((d.y1 + d.y2) / 2 / scale / 10))
+        for d in dets
+    )
+
+
+@pytest.mark.parametrize("factor", [3, 4])
+@pytest.mark.parametrize("name", ["hand_row", "turned_row", "mixed"])
+def test_an_upscaled_photo_reads_exactly_the_tiles_of_the_original(
+    recognizer: TileRecognizer, name: str, factor: int
+) -> None:
+    """A close-up is a large photo of large tiles: the whole view sees them, and windows (which
+    cut tiles into pieces that look like tiles) are not used."""
+    img = load_image(FIXTURES / f"{name}.jpg")
+    big = img.resize((img.width * factor, img.height * factor), Image.Resampling.BICUBIC)
+    original = recognizer.detect(img)
+    assert len(original) >= 7
+    assert [d[0] for d in _row_order(recognizer.detect(big), factor)] == [
+        d[0] for d in _row_order(original)
+    ]
+
+
+def test_windows_are_bounded_for_any_image_size(recognizer: TileRecognizer) -> None:
+    none = np.zeros((0, 6), np.float32)
+    for w, h in [(4000, 3000), (20000, 20000), (100_000, 50)]:
+        scale = recognizer.window_scale(none, w, h)
+        assert scale is not None and 0 < scale <= 1
+        assert len(windows(round(w * scale), round(h * scale), recognizer.side, 0.25)) <= (
+            MAX_WINDOWS
+        )
+    big_tiles = np.array([[0, 0, 300, 400, 0.9, 0]], np.float32)  # a close-up: no windows
+    assert recognizer.window_scale(big_tiles, 4000, 3000) is None
+    small_tiles = np.array([[0, 0, 60, 80, 0.9, 0]], np.float32)  # shown at 24 px
+    assert recognizer.window_scale(small_tiles, 4000, 3000) == pytest.approx(24 / np.sqrt(4800))
+
+
+def test_noise_gives_a_bounded_answer(recognizer: TileRecognizer) -> None:
+    """Texture everywhere, every box kept down to the floor: the boxes kept before NMS, the
+    crops classified and the tiles returned are capped, and so is the memory (numpy and Pillow
+    allocations, as tracemalloc sees them; bench/tiles_large.py measures whole processes)."""
+    rng = np.random.default_rng(1)
+    img = Image.fromarray(rng.integers(0, 256, (1200, 1600, 3), np.uint8))
+    tracemalloc.start()
+    try:
+        dets = recognizer.detect(img, min_conf=0.0, tiled=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(dets) <= MAX_TILES
+    assert peak < 300 * 2**20, peak
 
 
 @pytest.mark.parametrize("turned", [False, True], ids=["row", "column"])

@@ -91,7 +91,7 @@ def test_sounddevice_capture_from_alsa_file_plugin(tmp_path: Path) -> None:
 
 LISTEN = """
 import sys
-from referee.cli import main
+from rig.cli import main
 sys.exit(main(["voice", "listen", "--device", "default", "--seconds", sys.argv[1]]))
 """
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.cli import main as mjref
+from rig.cli import main as mjref
 from voice.audio_io import Audio, write_wav
 
 from .conftest import place
@@ -67,7 +67,7 @@ def test_corrupt_model_stops_with_a_message(
     cfg.write_text(f'[voice]\nspotter_model = "{bad}"\n')
     wav = tmp_path / "a.wav"
     write_wav(wav, place([], 1.0))
-    assert mjref(["voice", "spot", "--config", str(cfg), str(wav)]) == 1
+    assert mjref(["voice", "spot", "--config", str(cfg), str(wav)]) == 2
     assert "not a readable ONNX model" in capsys.readouterr().err
 
 

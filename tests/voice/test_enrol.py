@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from referee.cli import main as mjref
+from rig.cli import main as mjref
 from voice.audio_io import Audio, write_wav
 from voice.encoder import SpeechEncoder
 from voice.enrol import EnrolError, Profile, build_profile

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from referee.cli import main as mjref
 from referee.events import Call, Observation, make_event
 from referee.game.sim import simulate
 from referee.game.table import Table
+from rig.cli import main as mjref
 from voice.audio_io import SR, Audio, write_wav
 from voice.conduct import ConductDetectors, calibrate_venue
 from voice.scene import Scene, ring_tone, tile_clack

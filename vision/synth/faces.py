@@ -63,8 +63,9 @@ def tile_body(rng: random.Random, w: int, h: int, back: bool) -> Image.Image:
     return img
 
 
-def procedural_tile(rng: random.Random, cls: int, h: int) -> Image.Image:
-    """A tile of class ``cls`` about ``h`` px tall (RGBA), face drawn from fonts."""
+def procedural_tile(rng: random.Random, cls: int, h: int, style: str | None = None) -> Image.Image:
+    """A tile of class ``cls`` about ``h`` px tall (RGBA), face drawn from fonts; ``style``
+    ``glyph`` (Symbola) or ``text`` (CJK) picks the face, ``None`` one at random."""
     w = max(6, round(h * rng.uniform(0.7, 0.8)))
     h = max(8, h)
     img = tile_body(rng, w, h, cls == BACK)
@@ -74,7 +75,8 @@ def procedural_tile(rng: random.Random, cls: int, h: int) -> Image.Image:
     face = Image.new("RGBA", (w * scale, h * scale), (0, 0, 0, 0))
     d = ImageDraw.Draw(face)
     fw, fh = face.size
-    if rng.random() < 0.5:
+    glyph_face = rng.random() < 0.5 if style is None else style == "glyph"
+    if glyph_face:
         glyph = chr(_GLYPH[cls])
         font = _font(SYMBOLA, int(fh * 0.95))
         colour = [RED, BLUE, GREEN, BLACK][min(cls // 9, 3)] if cls < 27 else BLACK

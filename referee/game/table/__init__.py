@@ -54,6 +54,7 @@ class Table(Irregularities):
             "wall_built": self._wall_built,
             "dice_rolled": self._dice,
             "deal": self._deal,
+            "deal_corrected": self._deal_corrected,
             "draw": self._draw,
             "replacement_draw": self._replacement,
             "flower": self._flower,

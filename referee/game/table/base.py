@@ -126,6 +126,7 @@ class TableBase:
         self._alerts: list[Alert] = []
         self._seq = -1
         self._last: Event | None = None  # the latest event applied (end_of_log cites it)
+        self._ts = 0.0  # the event's time (WMC-5.4 reads the wait between a call and a chow)
         self._handlers = {}
 
     def apply(self, event: Event) -> Step:
@@ -136,6 +137,7 @@ class TableBase:
         self._alerts = alerts
         seq = event.seq
         self._seq = seq
+        self._ts = event.ts
         first_out = st.out_seq
         if seq <= st.last_seq:
             # Not a log event (the log holds each seq once): answered, but kept out of the state

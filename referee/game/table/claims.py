@@ -15,10 +15,11 @@ from referee.events import (
 )
 from referee.game import claims, shapes
 from referee.game.alerts import Severity
+from referee.game.claims import NEXT
 from referee.game.state import (
     HandState,
+    OpenChow,
     Phase,
-    SeatState,
     TurnStart,
     WrongMeld,
 )
@@ -30,6 +31,10 @@ from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
 CLAIM_CHANGE_REPEAT = 3
 """WMC-11.2: changing a called claim before exposing is no penalty "unless too frequent"; from a
 player's third change in the session the alert is a warning with a point-penalty proposal."""
+CHOW_WAIT = 1.0
+"""WMC-5.4: say "chow", wait about 1 s, then expose; a chow exposed sooner (or unspoken, 5.2)
+leaves the tile open to a pung or kong by priority until the chower discards (002:
+如果无扬声叫吃，或于叫吃前、同时或之后太快亮牌或打牌，则他家有权按"鸣牌优先规条"把牌碰、杠了去)."""
 CLAIM_CHANGE_POINTS = 10
 """The rules fix no amount for a too-frequent change (WMC-11.2): proposed as 10, like a repeated
 unspoken claim (WMC-5.2), for the referee to change."""
@@ -57,6 +62,11 @@ class Claims(Turns):
             hand.calls[seat] = p.call
             hand.call_seq[seat] = self._seq
             return
+        if self._chow_open_to(hand, seat, p.call):
+            hand.calls[seat] = p.call
+            hand.call_seq[seat] = self._seq
+            hand.call_ts[seat] = self._ts
+            return
         if hand.last_discard is None or hand.phase not in (Phase.WINDOW, Phase.DISCARD):
             raise Rejected("WMC-5.1", f"{seat.name} called {p.call} with no discard to claim", seat)
         discarder = hand.last_discard[0]
@@ -72,6 +82,7 @@ class Claims(Turns):
             self._claim_changed(seat, before, p.call, hand.call_seq[seat], excused=excused)
         hand.calls[seat] = p.call
         hand.call_seq[seat] = self._seq
+        hand.call_ts[seat] = self._ts
 
     def _claim_changed(
         self, seat: Wind, before: CallKind, now: CallKind, said: int, *, excused: bool
@@ -120,6 +131,10 @@ class Claims(Turns):
         recall = False
         if hand.phase is Phase.WINDOW and hand.last_discard is not None:
             pass
+        elif self._chow_open_to(hand, seat, kind):
+            assert hand.open_chow is not None
+            chow = hand.open_chow
+            return self._claim_checks(hand, seat, kind, chow.discarder, chow.tile), chow.tile, False
         elif (
             hand.phase is Phase.DISCARD
             and hand.unmerged is not None
@@ -138,10 +153,19 @@ class Claims(Turns):
             raise Rejected("WMC-5.1", f"{kind} refused: there is no discard to claim", seat)
         assert hand.last_discard is not None
         discarder, tile = hand.last_discard
+        return self._claim_checks(hand, seat, kind, discarder, tile), tile, recall
+
+    def _claim_checks(
+        self, hand: HandState, seat: Wind, kind: CallKind, discarder: Wind, tile: Tile
+    ) -> Wind:
+        """Who may claim the discard: not its discarder, not a dead hand (10.2), nothing but a
+        win on the riverbed (6.2), nobody outranked by a legal pending call (5.7)."""
         if seat is discarder:
             raise Rejected("WMC-5.1", "a player cannot claim his own discard", seat)
         dead = hand.seats[seat].dead
         if dead and (dead == "long" or kind is CallKind.WIN):
+            # The refusal answers the seat's call: one offence, one finding (no WMC-11.3 on top).
+            hand.calls.pop(seat, None)
             raise Rejected(
                 "WMC-10.2",
                 f"{seat.name} has a {dead} hand: "
@@ -162,7 +186,53 @@ class Claims(Turns):
                     "(win 1a/1b/1c > pung/kong > chow)",
                     seat,
                 )
-        return discarder, tile, recall
+        return discarder
+
+    @staticmethod
+    def _chow_open_to(hand: HandState, seat: Wind, kind: CallKind) -> bool:
+        """WMC-5.2, 5.4: the tile of a chow exposed unspoken or too fast may still be punged or
+        konged by another player, until the chower discards."""
+        chow = hand.open_chow
+        return (
+            chow is not None
+            and kind in (CallKind.PUNG, CallKind.KONG)
+            and hand.phase is Phase.DISCARD
+            and hand.turn is chow.seat
+            and hand.after is TurnStart.CLAIM
+            and seat is not chow.seat
+        )
+
+    def _reopen_chow(self, hand: HandState, claimer: Wind, kind: CallKind) -> None:
+        """A pung or kong takes an open chow's tile (WMC-5.4): the chow's hand tiles go back to
+        the chower, the discard lies again and the claim goes on as on a fresh discard."""
+        chow = hand.open_chow
+        if chow is None or hand.last_discard is not None:
+            return  # a claim on the last discard itself
+        hand.open_chow = None
+        me = hand.seats[chow.seat]
+        meld = me.melds.pop()
+        for t in meld.tiles:
+            if t != chow.tile:
+                me.counts[t] += 1
+        hand.seats[chow.discarder].river.append(chow.tile)
+        hand.last_discard = (chow.discarder, chow.tile)
+        hand.claims_made -= 1
+        hand.drawn = None
+        hand.phase = Phase.WINDOW
+        hand.turn = NEXT[chow.discarder]
+        why = (
+            "was not spoken (no priority, WMC-5.2)"
+            if chow.rule == "WMC-5.2"
+            else f"was exposed {chow.gap:.1f} s after the call (wait about {CHOW_WAIT:g} s)"
+        )
+        self._finding(
+            chow.rule,
+            f"{claimer.name}'s {kind} takes {tile_name(chow.tile)} by priority: {chow.seat.name}'s "
+            f"chow {format_tiles(meld.tiles)} {why}; its tiles go back to his hand",
+            chow.seat,
+            severity=Severity.INFO,
+            evidence=(chow.seq,),
+        )
 
     def _spoken(self, seat: Wind, kind: CallKind) -> None:
         """WMC-5.2: every claim is spoken; an unspoken one stands here but is flagged."""
@@ -229,6 +299,7 @@ class Claims(Turns):
                 "and two tiles from the hand",
                 p.seat,
             )
+        said = hand.call_ts.get(p.seat) if p.seat in hand.calls else None
         self._spoken(p.seat, CallKind.CHOW)
         counts = hand.seats[p.seat].counts
         for t in tiles:
@@ -239,6 +310,10 @@ class Claims(Turns):
             Meld(MeldKind.CHOW, tiles, claimed_from=Relative.LEFT, claimed_tile=tile)
         )
         self._to_turn(hand, p.seat, TurnStart.CLAIM)
+        gap = self._ts - said if said is not None else 0.0
+        if said is None or gap < CHOW_WAIT:
+            rule = "WMC-5.2" if said is None else "WMC-5.4"
+            hand.open_chow = OpenChow(p.seat, self._seq, discarder, tile, rule, gap)
 
     def _pung(self, p: Pung) -> None:
         discarder, tile, recall = self._window(p.seat, CallKind.PUNG)
@@ -246,6 +321,13 @@ class Claims(Turns):
         assert hand is not None
         counts = hand.seats[p.seat].counts
         shown = tuple(sorted(p.tiles)) if p.tiles is not None else (tile,) * 3
+        if len(shown) == 3 and len(set(shown)) == 1 and shown[0] != tile:
+            raise Rejected(
+                "WMC-5.1",
+                f"pung of {tile_name(shown[0])}: only the last discard ({tile_name(tile)}) can be "
+                "claimed",
+                p.seat,
+            )
         if shown != (tile,) * 3:
             if len(shown) != 3 or tile not in shown or not self._holds(hand, p.seat, shown, tile):
                 raise Rejected(
@@ -254,12 +336,14 @@ class Claims(Turns):
                     "from the hand",
                     p.seat,
                 )
+            self._reopen_chow(hand, p.seat, CallKind.PUNG)
             claim = (discarder, tile)
             self._wrong_meld(hand, p.seat, "pung", shown, claim, "is not a pung", recall=recall)
             return
         if not claims.can_pung(counts, tile):
-            self._penalty_tiles_in_claim(hand.seats[p.seat], p.seat, tile, 2)
+            self._penalty_tiles_in_claim(hand, p.seat, tile, 2)
             raise Rejected("WMC-5.3", f"pung needs a pair of {tile_name(tile)} in hand", p.seat)
+        self._reopen_chow(hand, p.seat, CallKind.PUNG)
         self._spoken(p.seat, CallKind.PUNG)
         if recall:
             self._recall(hand)
@@ -335,9 +419,12 @@ class Claims(Turns):
             self._to_turn(hand, seat, TurnStart.CLAIM)
 
     @staticmethod
-    def _penalty_tiles_in_claim(me: SeatState, seat: Wind, tile: Tile, need: int) -> None:
-        """WMC-9.3, 9.5: penalty tiles may never be used in an exposed set (a wrong claim)."""
+    def _penalty_tiles_in_claim(hand: HandState, seat: Wind, tile: Tile, need: int) -> None:
+        """WMC-9.3, 9.5: penalty tiles may never be used in an exposed set (a wrong claim). The
+        refusal answers the seat's call (no WMC-11.3 on top)."""
+        me = hand.seats[seat]
         if me.counts[tile] + me.penalty.count(tile) >= need:
+            hand.calls.pop(seat, None)
             raise Rejected(
                 "WMC-9.5",
                 f"{seat.name} needs penalty tiles for this set: they may never be used in a "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from referee.events import (
     DeadHand,
+    DealCorrected,
     MachineEvent,
     MeldCorrected,
     PenaltyDecision,
@@ -28,6 +29,10 @@ from referee.game.table.wins import Wins
 from referee.hands import HandError, Meld, MeldKind, Relative
 from referee.penalties import Decision, LedgerError, Status, Verdict
 from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
+
+DEAL_EXCESS_POINTS = 10
+"""WMC-3.5 fixes no amount for correcting a long deal: proposed as 10, like a repeated unspoken
+claim (WMC-5.2), for the referee to change."""
 
 
 class Irregularities(Wins):
@@ -266,6 +271,47 @@ class Irregularities(Wins):
             seat,
             severity=Severity.WARNING,
             penalty="warning",
+        )
+
+    def _deal_corrected(self, p: DealCorrected) -> None:
+        """WMC-3.5: a long deal found before the seat's first discard — the referee takes the
+        excess back into the wall, with a point penalty (000: 裁判員可以從其手牌隨機取走多余張數，
+        并把之與牌墻的牌混入，但會扣分處罰)."""
+        hand = self._playing("deal corrected")
+        seat = p.seat
+        off = hand.deal_off.get(seat, 0)
+        if off <= 0:
+            raise Rejected(
+                "WMC-3.5",
+                f"{seat.name} has no long deal to correct (only before his first discard)",
+                seat,
+            )
+        if len(p.tiles) > off or not self._holds(hand, seat, tuple(p.tiles), None):
+            raise Rejected(
+                "WMC-3.5",
+                f"{seat.name} cannot return {format_tiles(p.tiles)}: {off} tile(s) over, "
+                "from his concealed hand",
+                seat,
+            )
+        me = hand.seats[seat]
+        wall = hand.wall
+        for t in p.tiles:
+            me.counts[t] -= 1
+            wall.head -= 1  # back into the wall (a recorded wall: as its next tiles)
+            if wall.known:
+                wall.tiles[wall.order[wall.head]] = t
+        if off > len(p.tiles):
+            hand.deal_off[seat] = off - len(p.tiles)
+        else:
+            del hand.deal_off[seat]
+        self._finding(
+            "WMC-3.5",
+            f"{seat.name}'s long deal corrected before his first discard: "
+            f"{format_tiles(p.tiles)} back into the wall, with a point penalty",
+            seat,
+            penalty="points",
+            points=DEAL_EXCESS_POINTS,
+            evidence=(hand.deal_seq,),
         )
 
     def _dead_hand(self, p: DeadHand) -> None:

@@ -32,7 +32,12 @@ class Kongs(Claims):
             hand = self.state.hand
             assert hand is not None
             if claimed != tile:
-                raise Rejected("WMC-5.5", f"the discard is {tile_name(claimed)}", seat)
+                raise Rejected(
+                    "WMC-5.1",
+                    f"kong of {tile_name(tile)}: only the last discard ({tile_name(claimed)}) can "
+                    "be claimed",
+                    seat,
+                )
             shown = tuple(sorted(p.tiles)) if p.tiles is not None else (tile,) * 4
             if shown != (tile,) * 4:
                 if len(shown) != 4 or tile not in shown or not self._holds(hand, seat, shown, tile):
@@ -43,11 +48,12 @@ class Kongs(Claims):
                         seat,
                     )
                 self._kong_room(hand, seat)
+                self._reopen_chow(hand, seat, CallKind.KONG)
                 claim = (discarder, tile)
                 self._wrong_meld(hand, seat, "kong", shown, claim, "is not a kong", recall=recall)
                 return
             if not claims.can_exposed_kong(hand.seats[seat].counts, tile):
-                self._penalty_tiles_in_claim(hand.seats[seat], seat, tile, 3)
+                self._penalty_tiles_in_claim(hand, seat, tile, 3)
                 raise Rejected(
                     "WMC-5.5",
                     f"an exposed kong needs a concealed pung of {tile_name(tile)} "
@@ -55,6 +61,7 @@ class Kongs(Claims):
                     seat,
                 )
             self._kong_room(hand, seat)
+            self._reopen_chow(hand, seat, CallKind.KONG)
             self._spoken(seat, CallKind.KONG)
             if recall:
                 self._recall(hand)

@@ -173,6 +173,10 @@ class Setup(TableBase):
             raise Rejected("WMC-3.3", "dice rolled after the wall was broken", p.seat)
 
     def _deal(self, p: Deal) -> None:
+        """WMC-3.4, 3.5: the deal, recorded as dealt. A wrong count (a camera's hands, or a seat
+        that took a tile too many or too few from a recorded wall) stands with a WMC-3.5 alert:
+        found before the seat's first discard it is put right (short: a draw; long:
+        ``deal_corrected``), found at it a dead hand (10.1)."""
         hand = self._hand("WMC-3.4", "deal")
         if hand.phase is not Phase.DEAL:
             raise Rejected("WMC-3.4", "the deal comes after the break (two rolls of the dice)")
@@ -182,38 +186,102 @@ class Setup(TableBase):
         if known:
             for seat, index in wall.deal_positions():
                 dealt[seat].append(wall.tiles[wall.order[index]])
-            if p.hands is not None:
-                for seat, tiles in p.hands.items():
-                    if sorted(tiles) != sorted(dealt[seat]):
-                        raise Rejected(
-                            "WMC-3.5",
-                            f"{seat.name} was dealt {format_tiles(sorted(dealt[seat]))} by the "
-                            f"wall, not {format_tiles(tiles)}",
-                            seat,
-                        )
+            returned, taken = self._dealt_off_wall(wall, dealt, p.hands or {})
             for _seat, index in wall.deal_positions():
                 wall.take(wall.order[index])
+            wall.head = 53 - len(returned)
+            for k, t in enumerate(returned):  # left in the wall: the next to be drawn
+                wall.tiles[wall.order[wall.head + k]] = t
+            for _t in range(taken):
+                wall.take(wall.order[wall.head])
+                wall.head += 1
+            for seat, tiles in (p.hands or {}).items():
+                dealt[seat] = list(tiles)
         else:
             if p.hands is None or len(p.hands) != 4:
                 raise Rejected("WMC-3.4", "an unseen wall needs the four dealt hands in the deal")
             count = [0] * 42
             for seat, tiles in p.hands.items():
-                want = 14 if seat is Wind.E else 13
-                if len(tiles) != want:
-                    raise Rejected(
-                        "WMC-3.4", f"{seat.name} must be dealt {want} tiles, not {len(tiles)}", seat
-                    )
                 dealt[seat] = list(tiles)
                 for t in tiles:
                     count[t] += 1
             if max(count[:NUM_KINDS]) > 4 or max(count[NUM_KINDS:]) > 1:
                 raise Rejected("WMC-1.1", "the dealt hands hold more copies than the set has")
-        wall.head = 53
+            wall.head = sum(len(got) for got in dealt)
         for place, got in enumerate(dealt):
             counts = hand.seats[place].counts
             for t in got:
                 counts[t] += 1
-        hand.drawn = dealt[0][-1] if known else None
+        hand.drawn = dealt[0][-1] if known and dealt[0] else None
         hand.phase = Phase.DISCARD
         hand.turn = Wind.E
         hand.after = TurnStart.DEAL
+        hand.deal_seq = self._seq
+        for seat in Wind:
+            off = len(dealt[seat]) - (14 if seat is Wind.E else 13)
+            if off:
+                hand.deal_off[seat] = off
+                self._wrong_deal_count(seat, off)
+
+    @staticmethod
+    def _dealt_off_wall(
+        wall: Wall, dealt: list[list[Tile]], hands: dict[Wind, tuple[Tile, ...]]
+    ) -> tuple[list[Tile], int]:
+        """A recorded wall's deal against the hands as seen: a seat may hold fewer tiles than
+        the wall dealt it (those stay in the wall at its head) or more (taken from the head).
+        Returns (tiles left at the head, tiles taken beyond the deal); any other difference
+        is refused (WMC-3.5: the wall says what was dealt)."""
+        returned: list[Tile] = []
+        extra: list[tuple[Wind, list[Tile]]] = []
+        for seat, tiles in sorted(hands.items()):
+            mine, seen = sorted(dealt[seat]), sorted(tiles)
+            if seen == mine:
+                continue
+            over, under = _minus(seen, mine), _minus(mine, seen)
+            if over and under:
+                raise Rejected(
+                    "WMC-3.5",
+                    f"{seat.name} was dealt {format_tiles(mine)} by the wall, not "
+                    f"{format_tiles(tiles)}",
+                    seat,
+                )
+            if under:
+                returned += under
+            else:
+                extra.append((seat, over))
+        line = returned + [wall.tiles[wall.order[i]] for i in range(53, wall.size - wall.dead_size)]
+        at = 0
+        for seat, over in extra:
+            if sorted(line[at : at + len(over)]) != over:
+                raise Rejected(
+                    "WMC-3.5",
+                    f"{seat.name} holds {format_tiles(over)} beyond the deal, not the next tiles "
+                    "of the wall",
+                    seat,
+                )
+            at += len(over)
+        return returned, at
+
+    def _wrong_deal_count(self, seat: Wind, off: int) -> None:
+        due = 14 if seat is Wind.E else 13
+        if off < 0:
+            fix = "he takes the missing tile(s) from the wall, free"
+        else:
+            fix = "the referee returns the excess to the wall at random, with a point penalty"
+        self._finding(
+            "WMC-3.5",
+            f"{seat.name} was dealt {due + off} tiles where {due} are due (a "
+            f"{'long' if off > 0 else 'short'} deal): before his first discard {fix}; found "
+            "after it, a dead hand (WMC-10.1)",
+            seat,
+            severity=Severity.WARNING,
+        )
+
+
+def _minus(a: list[Tile], b: list[Tile]) -> list[Tile]:
+    """Multiset difference a − b, sorted."""
+    rest = list(a)
+    for t in b:
+        if t in rest:
+            rest.remove(t)
+    return sorted(rest)

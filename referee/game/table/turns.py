@@ -52,10 +52,30 @@ class Turns(Setup):
                 severity=Severity.WARNING,
                 rejected=False,
             )
-        elif there == UNKNOWN and named >= NUM_KINDS and not self.profile.flowers:
-            raise Rejected("WMC-1.1", "no flowers in this profile", seat)
+        elif there == UNKNOWN:
+            if named >= NUM_KINDS and not self.profile.flowers:
+                raise Rejected("WMC-1.1", "no flowers in this profile", seat)
+            copies = 1 if named >= NUM_KINDS else 4
+            if self._copies_out(named) >= copies:
+                raise Rejected(
+                    "WMC-1.1", f"{tile_name(named)} cannot be in the wall: all copies are out", seat
+                )
         wall.take(pos)
         return named
+
+    def _copies_out(self, tile: Tile) -> int:
+        """Copies of ``tile`` out of the wall (WMC-1.1: four of each, one of each flower): in the
+        hands, melds, wrong melds, rivers, penalty tiles and flowers set aside. An unseen wall
+        cannot say what it holds, so a named tile is checked against what is out."""
+        hand = self.state.hand
+        assert hand is not None
+        n = 0
+        for s in hand.seats:
+            n += s.counts[tile] + s.river.count(tile) + s.flowers.count(tile)
+            n += s.penalty_live.count(tile) + s.penalty_dead.count(tile)
+            n += sum(m.tiles.count(tile) for m in s.melds)
+            n += sum(shown.count(tile) for _kind, shown in s.wrong_melds)
+        return n
 
     @staticmethod
     def _find_in_wall(wall: Wall, tile: Tile, skip: int) -> int | None:
@@ -102,6 +122,9 @@ class Turns(Setup):
         seat = p.seat
         if hand.phase not in (Phase.WINDOW, Phase.DISCARD):
             raise Rejected("WMC-4.2", f"{seat.name} drew while a kong is being replaced", seat)
+        if hand.deal_off.get(seat, 0) < 0:
+            self._deal_topped_up(hand, p)
+            return
         wall = hand.wall
         if wall.live <= 0:
             raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
@@ -120,6 +143,21 @@ class Turns(Setup):
             seat,
         )
         self._check_count(hand, seat)
+
+    def _deal_topped_up(self, hand: HandState, p: Draw) -> None:
+        """WMC-3.5: a short deal found before the seat's first discard: he takes the missing
+        tile from the wall, free (000: 從墻頭取牌補足)."""
+        wall = hand.wall
+        if wall.live <= 0:
+            raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
+        tile = self._take_tile(wall, wall.head, p.tile, p.seat)
+        wall.head += 1
+        hand.seats[p.seat].counts[tile] += 1
+        off = hand.deal_off[p.seat] + 1
+        if off:
+            hand.deal_off[p.seat] = off
+        else:
+            del hand.deal_off[p.seat]
 
     def _lapse_calls(self, hand: HandState) -> None:
         """Calls not made good before the next draw: an empty claim (WMC-11.3) or an empty win
@@ -146,7 +184,7 @@ class Turns(Setup):
                 )
         hand.calls = {}
 
-    def _check_count(self, hand: HandState, seat: Wind) -> None:
+    def _check_count(self, hand: HandState, seat: Wind, evidence: tuple[int, ...] = ()) -> None:
         """WMC-10.1: 13 tiles off turn, 14 before one's discard (a kong counts 3); a wrong count
         is a dead hand for the rest of the hand (10.2)."""
         me = hand.seats[seat]
@@ -169,6 +207,7 @@ class Turns(Setup):
             seat,
             severity=Severity.CRITICAL,
             penalty="no_claims" if level == "long" else "no_win",
+            evidence=evidence,
         )
 
     def _replacement(self, p: ReplacementDraw) -> None:
@@ -275,6 +314,10 @@ class Turns(Setup):
             self._river_place(me, seat, p)
         if hand.own_call is not None:
             self._empty_own_call(hand)
+        if hand.open_chow is not None:
+            hand.open_chow = None  # the chow is complete: pung and kong claims lapse (WMC-5.4)
+            if hand.calls:
+                self._lapse_calls(hand)
         if early:
             if hand.calls:
                 self._lapse_calls(hand)
@@ -289,9 +332,10 @@ class Turns(Setup):
         hand.drawn = None
         hand.phase = Phase.WINDOW
         hand.turn = NEXT[seat]
-        if early or hand.early_replacement:
+        wrong_deal = hand.deal_off.pop(seat, 0)  # WMC-3.5: still wrong at his first discard
+        if early or hand.early_replacement or wrong_deal:
             hand.early_replacement = False
-            self._check_count(hand, seat)
+            self._check_count(hand, seat, (hand.deal_seq,) if wrong_deal else ())
 
     def _discard_penalty_tile(self, me: SeatState, seat: Wind, tile: Tile) -> None:
         """WMC-9.2: a live penalty tile may be discarded; a dead one never."""

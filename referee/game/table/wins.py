@@ -10,6 +10,7 @@ from referee.events import (
     HandRevealed,
     Payload,
     WinDeclared,
+    WinOn,
 )
 from referee.game import claims, shapes
 from referee.game.alerts import Severity
@@ -26,7 +27,7 @@ from referee.game.table.kongs import Kongs
 from referee.hands import Flag, HandError, Meld, MeldKind, WinBy, Wind, WinningHand
 from referee.scoring.payments import settle
 from referee.scoring.result import ScoreResult
-from referee.tiles import NUM_KINDS, Tile, format_tiles
+from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
 
 
 class Wins(Kongs):
@@ -36,20 +37,31 @@ class Wins(Kongs):
         seat = p.seat
         hand = self._hand("WMC-7.2", "win")
         dead = hand.seats[seat].dead
-        if dead and hand.phase is not Phase.IDLE:
-            raise Rejected("WMC-10.2", f"{seat.name} has a {dead} hand: no win this hand", seat)
+        if dead:
+            # The win event is the hand shown: one that may not stand is a false win (WMC-11.6).
+            self._false_win(seat, f"WMC-10.2: {seat.name} has a {dead} hand, no win this hand")
+            return
         if hand.phase is Phase.DISCARD and seat is hand.turn:
+            if self._on_waived_discard(hand, seat, p):
+                self._win_after_touching(hand, seat)
+                return
             if hand.after is TurnStart.CLAIM:
                 raise Rejected(
                     "WMC-7.2", "a win after a chow or pung must be claimed on the discard", seat
                 )
+            if p.on is WinOn.DISCARD:
+                raise Rejected("WMC-7.2", f"{seat.name} is on turn: a win now is self-drawn", seat)
+            if p.tile is not None and hand.seats[seat].counts[p.tile] < 1:
+                raise Rejected("WMC-7.2", f"{seat.name} holds no {tile_name(p.tile)}", seat)
             hand.own_call = None
-            found = self._evaluate(seat, None)
+            found = self._evaluate(seat, None, drawn=p.tile)
             if found is None:
                 return
             result, winning = found
             self._settle(hand, seat, WinBy.SELF, None, winning, result)
             return
+        if p.on is WinOn.DRAW:
+            raise Rejected("WMC-7.2", "a self-drawn win only on one's own turn", seat)
         if hand.phase is Phase.REPLACE:
             if hand.robbable is None or seat is hand.turn:
                 raise Rejected(
@@ -60,6 +72,7 @@ class Wins(Kongs):
                 )
             konger = hand.turn
             tile = hand.robbable
+            self._named_tile(p, tile)
             mine = claims.rank(CallKind.WIN, seat, konger)
             for other, call in hand.calls.items():
                 if (
@@ -85,6 +98,7 @@ class Wins(Kongs):
             self._settle(hand, seat, WinBy.DISCARD, konger, winning, result)
             return
         discarder, tile, recall = self._window(seat, CallKind.WIN)
+        self._named_tile(p, tile)
         found = self._evaluate(seat, tile)
         if found is None:
             return
@@ -96,9 +110,93 @@ class Wins(Kongs):
         hand.seats[discarder].river.pop()
         self._settle(hand, seat, WinBy.DISCARD, discarder, winning, result)
 
-    def winning_hand(self, seat: Wind, tile: Tile | None, *, robbing: bool = False) -> WinningHand:
+    @staticmethod
+    def _named_tile(p: WinDeclared, tile: Tile) -> None:
+        """A win on a discard (or a robbed kong) that names another tile claims what cannot be
+        claimed: only the last discard can (WMC-5.1)."""
+        if p.tile is not None and p.tile != tile:
+            raise Rejected(
+                "WMC-5.1",
+                f"{p.seat.name}'s win names {tile_name(p.tile)}: only the last discard "
+                f"({tile_name(tile)}) can be claimed",
+                p.seat,
+            )
+
+    def _on_waived_discard(self, hand: HandState, seat: Wind, p: WinDeclared) -> bool:
+        """WMC-4.2: the player on turn drew but did not merge, and the last discard still lies.
+        Touching the wall waived his claims on it, but a win keeps priority over another's
+        claim (002: 一旦伸手触摸了墙头的牌，便当作放弃鸣牌的权利。但如果有他家鸣牌，
+        则仍有权按照"鸣牌优先规条"优先和牌).
+        Is his win on the discard? As the log says (``on``, ``tile``); when it does not say:
+        when another seat has a claim pending, his hand is not complete with the drawn tile,
+        and it is with the discard."""
+        drawn, last = hand.unmerged, hand.last_discard
+        if drawn is None or last is None or p.on is WinOn.DRAW:
+            return False
+        tile = last[1]
+        if p.on is WinOn.DISCARD or (p.tile == tile and tile != drawn):
+            return True
+        if p.tile is not None and p.tile != tile:
+            return False
+        if not any(other is not seat for other in hand.calls):
+            return False
+        self_drawn = self.check_win(seat, None)
+        if self_drawn is not None and self_drawn.valid:
+            return False
+        counts = hand.seats[seat].counts
+        counts[drawn] -= 1  # the hand without the drawn tile, on the discard
+        try:
+            on_discard = self.check_win(seat, tile)
+        finally:
+            counts[drawn] += 1
+        return on_discard is not None and on_discard.valid
+
+    def _win_after_touching(self, hand: HandState, seat: Wind) -> None:
+        """WMC-4.2, 4.4: a win on the discard after drawing without merging: the drawn tile goes
+        back to the wall; without another seat's claim to take priority over, the claim was
+        waived and the win cannot stand (a false win, 11.6)."""
+        assert hand.last_discard is not None
+        if not any(other is not seat for other in hand.calls):
+            self._false_win(
+                seat,
+                "WMC-4.2: touching the wall waived his claim on the last discard; a win keeps "
+                "priority only over another player's claim",
+            )
+            return
+        discarder, tile = hand.last_discard
+        said = hand.own_call  # "win", said on his turn
+        hand.own_call = None
+        self._recall(hand)
+        hand.phase = Phase.WINDOW  # the tile is back: his draw is still to come
+        hand.after = TurnStart.DRAW
+        hand.drawn = None
+        found = self._evaluate(seat, tile)
+        if found is None:
+            return
+        result, winning = found
+        if said is None or said[:2] != (seat, CallKind.WIN):
+            self._spoken(seat, CallKind.WIN)
+        claimers = ", ".join(
+            f"{o.name}'s {c}" for o, c in sorted(hand.calls.items()) if o is not seat
+        )
+        self._finding(
+            "WMC-4.2",
+            f"{seat.name} drew before winning on {discarder.name}'s {tile_name(tile)}: touching "
+            f"the wall waived his claims, but a win keeps priority over {claimers}; the drawn "
+            "tile went back to the wall",
+            seat,
+            severity=Severity.INFO,
+        )
+        self._moved_on(hand)
+        hand.seats[discarder].river.pop()
+        self._settle(hand, seat, WinBy.DISCARD, discarder, winning, result)
+
+    def winning_hand(
+        self, seat: Wind, tile: Tile | None, *, robbing: bool = False, drawn: Tile | None = None
+    ) -> WinningHand:
         """The hand a win by ``seat`` would show: on ``tile`` (a discard or a robbed kong) or,
-        with ``tile=None``, self-drawn on the tile that made 14. Raises HandError if impossible.
+        with ``tile=None``, self-drawn on the tile that made 14 (``drawn`` when the log names
+        it). Raises HandError if impossible.
         """
         st = self.state
         hand = st.hand
@@ -110,7 +208,7 @@ class Wins(Kongs):
         flags: set[Flag] = set()
         if tile is None:
             win_by = WinBy.SELF
-            drawn = hand.drawn
+            drawn = drawn if drawn is not None else hand.drawn
             if drawn is None or drawn not in concealed:
                 drawn = concealed[-1] if concealed else 0
             concealed.remove(drawn)
@@ -170,11 +268,11 @@ class Wins(Kongs):
         return self.scorer(hand, self.state.profile.scorer)
 
     def _evaluate(
-        self, seat: Wind, tile: Tile | None, *, robbing: bool = False
+        self, seat: Wind, tile: Tile | None, *, robbing: bool = False, drawn: Tile | None = None
     ) -> tuple[ScoreResult, WinningHand] | None:
         """The win's score, or None after a false win (WMC-11.6) was recorded."""
         try:
-            winning = self.winning_hand(seat, tile, robbing=robbing)
+            winning = self.winning_hand(seat, tile, robbing=robbing, drawn=drawn)
         except HandError as exc:
             self._false_win(seat, f"WMC-7.1: {exc}")
             return None
@@ -186,12 +284,15 @@ class Wins(Kongs):
         if tile is not None:
             barred = penalty_tile_bar(self.state.hand, seat, tile)  # type: ignore[arg-type]
             if barred:
-                raise Rejected(barred[0], f"{seat.name} cannot win on a discard: {barred[1]}", seat)
+                self._false_win(seat, f"{barred[0]}: {barred[1]}", rule="WMC-9.5")
+                return None
         return result, winning
 
-    def _false_win(self, seat: Wind, reason: str) -> None:
+    def _false_win(self, seat: Wind, reason: str, *, rule: str = "WMC-11.6") -> None:
         """WMC-11.6: a false win with the hand shown — play continues, and every tile shown
-        (the whole concealed hand) becomes a live penalty tile."""
+        (the whole concealed hand) becomes a live penalty tile. A win that needs a penalty tile
+        is a wrong claim (WMC-9.5), handled the same way (002: 当作错鸣（…错和）处理). The call is
+        answered: no empty win (11.7) follows."""
         hand = self.state.hand
         assert hand is not None
         if self.profile.false_win_fine:  # a platform's rule: the hand ends at once (Botzone)
@@ -203,9 +304,12 @@ class Wins(Kongs):
             me.counts[t] -= 1
         me.penalty_live += shown
         hand.calls.pop(seat, None)
+        if hand.own_call is not None and hand.own_call[0] is seat:
+            hand.own_call = None
+        what = "false win" if rule == "WMC-11.6" else "wrong claim (a false win, WMC-11.6)"
         self._finding(
-            "WMC-11.6",
-            f"false win by {seat.name} ({reason}): play continues; the shown tiles "
+            rule,
+            f"{what} by {seat.name} ({reason}): play continues; the shown tiles "
             f"{format_tiles(shown)} become penalty tiles",
             seat,
             penalty="penalty_tiles",

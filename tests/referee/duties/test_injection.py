@@ -17,6 +17,17 @@ NEW_KINDS = {
     "claim_changed",
     "out_of_priority",
     "early_replacement",
+    # issue 17
+    "fifth_copy_drawn",
+    "older_discard_claimed",
+    "dead_hand_win",
+    "long_hand_claim",
+    "fast_chow_punged",
+    "unspoken_chow_punged",
+    "touched_wall_win",
+    "deal_long",
+    "deal_short",
+    "deal_short_topped_up",
 }
 
 
@@ -30,7 +41,7 @@ def _matches(alert: Alert, truth: Truth) -> bool:
 
 def test_injected_kinds_are_alerted_with_rule_and_seat_and_nothing_else() -> None:
     kinds: Counter[str] = Counter()
-    for seed in range(5):
+    for seed in range(10):
         events = list(IrregularSimulator("wmc", 100 + seed, rate=0.12).run(8))
         duty = RefereeTable()
         alerts = [a for ev in events for a in duty.apply(ev).alerts]

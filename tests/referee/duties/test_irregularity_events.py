@@ -38,7 +38,7 @@ def test_wmc_4_3_discard_before_drawing_is_a_short_hand_that_may_not_win(deal: D
     d.do("W discard 1s")
     d.do("N draw 5p")
     d.do("N discard 5p")  # S waits on 5p, but a short hand cannot win
-    assert Duty.found(d.do("S win")) == [("WMC-10.2", "S")]
+    assert Duty.found(d.do("S win")) == [("WMC-11.6", "S")]  # shown, may not stand (10.2)
 
 
 def test_wmc_4_6_discard_out_of_river_order(deal: Deal) -> None:
@@ -121,7 +121,8 @@ def test_wmc_5_4_chow_from_a_non_left_player_withdrawn_at_once_is_wmc_11_1(
 
 
 def test_wmc_5_5_added_kong_shown_without_the_call(deal: Deal) -> None:
-    d = deal(N="99s55s66s3sCCC1pEE", E="123m456m789mESWN9s")
+    # W holds no 9s: with E's and N's, the 9s N draws is the fourth (WMC-1.1)
+    d = deal(N="99s55s66s3sCCC1pEE", E="123m456m789mESWN9s", W="678p123s788s22sFF")
     d.do("E discard 9s")
     d.do("N call pung")
     d.do("N pung")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from referee.cli import main
 from referee.duties import RefereeTable
 from referee.events import (
     CardSigned,
@@ -20,6 +19,7 @@ from referee.events import (
 from referee.game.inject import IrregularSimulator, truths
 from referee.hands import Wind
 from referee.penalties import Status
+from rig.cli import main
 
 
 def half_session(seed: int = 11) -> list[Event]:

@@ -49,7 +49,8 @@ def test_wmc_11_5_wrong_pung_found_after_the_next_draw_cannot_win(deal: Deal) ->
     assert (prop["id"], prop["kind"]) == (f"WMC-11.5@{alert.seq}:N", "no_win")
     assert hand.seats[Wind.N].dead == "short"
     d.do("E discard 1s")
-    assert Duty.found(d.do("N win")) == [("WMC-10.2", "N")]  # no win this hand
+    # no win this hand (WMC-10.2): the hand shown is a false win
+    assert Duty.found(d.do("N win")) == [("WMC-11.6", "N")]
 
 
 def test_wmc_11_5_wrong_pung_found_when_its_discard_was_claimed(deal: Deal) -> None:
@@ -230,7 +231,7 @@ def test_wmc_11_2_own_turn_kong_changed_to_a_win(deal: Deal) -> None:
 
 
 def test_wmc_0_3_dismissing_a_long_hand_lifts_it_and_replays(deal: Deal) -> None:
-    d = deal(W="678p123s77s22sFFP")
+    d = deal(W="678p123s33s22sFFP")
     d.do("E discard P")
     step = d.do("W draw 1s")  # out of turn: a long hand (WMC-4.2, 10.1)
     pid = Duty.proposals(step)[0]["id"]
@@ -240,8 +241,8 @@ def test_wmc_0_3_dismissing_a_long_hand_lifts_it_and_replays(deal: Deal) -> None
     assert _dismiss(d, str(pid)) == [pid]
     assert hand.seats[Wind.W].dead == "" and hand.seats[Wind.W].bars == {}
     assert d.ref.ledger.entries[str(pid)].status is Status.DISMISSED
-    d.do("S draw 7s")
-    d.do("S discard 7s")
+    d.do("S draw 3s")  # the fourth 3s (WMC-1.1: a fifth copy would be refused)
+    d.do("S discard 3s")
     d.do("W call pung")
     assert d.do("W pung").accepted  # the restriction is gone
     engine = Table()  # the engine alone replays the same record (the store's snapshots)

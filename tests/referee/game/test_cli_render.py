@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from referee import sim_cli
-from referee.cli import main
 from referee.game.render import render
 from referee.game.sim import Simulator
+from rig.cli import main
 
 
 def _run(*argv: str) -> int:

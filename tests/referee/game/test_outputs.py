@@ -103,7 +103,7 @@ def test_mjref_replay_outputs_prints_engine_events(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
     log.write_text("".join(e.model_dump_json() + "\n" for e in simulate("wmc", 1, seed=2)))
     run = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "replay", str(log), "--outputs"],
+        [sys.executable, "-m", "rig.cli", "replay", str(log), "--outputs"],
         capture_output=True,
         text=True,
         check=True,

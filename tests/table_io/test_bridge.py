@@ -1,4 +1,4 @@
-"""The automatic table as a source of referee events (referee.sources.table; issue 5 item 4).
+"""The automatic table as a source of referee events (table_io.bridge; issue 5 item 4).
 
 Unit tests feed link outputs (table_io.link) through table_io's pure ``translate`` and the bridge
 into an engine; the last test runs a FakeTable over a real pty through the driver, in simulated
@@ -28,7 +28,7 @@ from referee.game.table import Table
 from referee.game.wall import counted_seat
 from referee.hands import Wind
 from referee.sources import Sequencer
-from referee.sources.table import TableBridge, TableSource
+from table_io.bridge import TableBridge, TableSource
 from table_io.clock import FakeClock
 from table_io.driver import TableDriver
 from table_io.events import MachineEvent as TableEvent

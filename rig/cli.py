@@ -1,4 +1,7 @@
-"""`mjref`: one console script; each package contributes its subcommands through ``register``."""
+"""`mjref`: one console script; each package contributes its subcommands through ``register``.
+
+It lives in ``rig`` (the composition root), so that the referee core loads no sensor package.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +20,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.records_cli",
     "voice.cli",
     "vision.cli",
+    "vision.camera_cli",
+    "rig.rig_cli",
+    "rig.bus_cli",
+    "dashboard.cli",
 )
 
 
@@ -33,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit codes (README "Exit codes"): 0 done, 1 done with findings, 2 usage or unreadable
+    input, 3 an internal error, 130 interrupted, 141 the reader went away."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -42,7 +51,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # last resort: commands report their own errors; this is a bug
+        if os.environ.get("MJREF_DEBUG"):
+            raise
+        message, code = _last_resort(exc)
+        print(f"mjref {args.command}: {message}", file=sys.stderr)
     return code
+
+
+def _last_resort(exc: Exception) -> tuple[str, int]:
+    """One line and an exit code for an exception no command caught."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"the input is not UTF-8 text (byte {exc.start}: {exc.reason})", 2
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        return f"{where}{exc.strerror or exc}", 2
+    return (
+        f"internal error: {type(exc).__name__}: {exc} "
+        "(please report it with the command; MJREF_DEBUG=1 shows where)"
+    ), 3
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""The automatic table as a source of referee events (issue 5, item 4).
+"""The automatic table as a source of referee events (issue 5, item 4; moved here by issue 16).
 
 table_io turns serial bytes into typed machine events (:data:`table_io.events.MachineEvent`,
-pure :func:`table_io.events.translate`); this adapter turns each of them into events of the
-referee log and applies them to a :class:`~referee.game.table.Table`. The engine stays pure (it
-never sees table_io) and table_io stays independent of the game (it never sees the engine).
+pure :func:`table_io.events.translate`); this adapter, on the sensor's side, turns each of them
+into events of the referee log (``referee.events``) and applies them to a
+:class:`~referee.game.table.Table`. The core never learns table_io's types: a sensor may import
+the core, never the other way round (the import contracts in pyproject.toml).
 
 Per machine event (the mapping is documented in referee/EVENTS.md, "Events from the table"):
 
@@ -186,14 +187,19 @@ class TableSource:
         self.capabilities = capabilities
         self.sink = sink
 
-    def handle(self, output: Output) -> list[tuple[Event, Step]]:
+    def machine_events(self, output: Output) -> list[TableEvent]:
+        """The machine events of one output, keeping track of the table's capabilities."""
         if isinstance(output, TableBooted) and output.hello is not None:
             self.capabilities = output.hello.capabilities
-        steps: list[tuple[Event, Step]] = []
-        for machine in translate(output, self.bridge.table_id, self.capabilities):
-            steps += self.bridge.feed(machine, self.table)
+        machines = translate(output, self.bridge.table_id, self.capabilities)
         if isinstance(output, Delivered) and isinstance(output.message, WallRaised):
             self.capabilities |= Capability.WALL_SENSOR  # it has one (after this hand's start)
+        return machines
+
+    def handle(self, output: Output) -> list[tuple[Event, Step]]:
+        steps: list[tuple[Event, Step]] = []
+        for machine in self.machine_events(output):
+            steps += self.bridge.feed(machine, self.table)
         if self.sink is not None:
             for ev, step in steps:
                 self.sink(ev, step)

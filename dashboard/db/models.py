@@ -1,0 +1,95 @@
+"""The tables. Events are stored as the rigs logged them; everything live is replayed from them."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    role: Mapped[str] = mapped_column(String(16))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    lang: Mapped[str] = mapped_column(String(8), default="en")
+    created: Mapped[float] = mapped_column(Float)
+
+
+class LoginSession(Base):
+    __tablename__ = "login_sessions"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # sha256 of the cookie
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    csrf: Mapped[str] = mapped_column(String(64))
+    created: Mapped[float] = mapped_column(Float)
+    expires: Mapped[float] = mapped_column(Float)
+
+
+class RigToken(Base):
+    __tablename__ = "rig_tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(64), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created: Mapped[float] = mapped_column(Float)
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class StoredEvent(Base):
+    """One logged event of a rig (the ``log`` stream), unique on (table, session, seq)."""
+
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("table_id", "session_id", "seq", name="uq_event_key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(64))
+    session_id: Mapped[str] = mapped_column(String(64))
+    seq: Mapped[int] = mapped_column(Integer)
+    ts: Mapped[float] = mapped_column(Float)
+    type: Mapped[str] = mapped_column(String(32))
+    body: Mapped[str] = mapped_column(Text)  # the envelope's JSON as logged
+    received: Mapped[float] = mapped_column(Float)
+
+
+class RigAlert(Base):
+    """An alert a rig raised about its own inputs (RIG-INPUT): outside the game's streams."""
+
+    __tablename__ = "rig_alerts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(64), index=True)
+    session_id: Mapped[str] = mapped_column(String(64))
+    body: Mapped[str] = mapped_column(Text)
+    received: Mapped[float] = mapped_column(Float)
+
+
+class Presence(Base):
+    """The last retained status of a table's rig."""
+
+    __tablename__ = "presence"
+    table_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    state: Mapped[str] = mapped_column(String(16))
+    body: Mapped[str] = mapped_column(Text)
+    changed: Mapped[float] = mapped_column(Float)  # when ``state`` last changed (our clock)
+
+
+class AuditEntry(Base):
+    __tablename__ = "audit"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[float] = mapped_column(Float, index=True)
+    actor: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(32))
+    table_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    target: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    detail: Mapped[str] = mapped_column(Text, default="{}")
+    address: Mapped[str] = mapped_column(String(64), default="")

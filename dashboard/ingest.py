@@ -1,0 +1,224 @@
+"""Bus → database → live state → clients. One task, so events are stored and applied in order.
+
+Idempotent on ``(table_id, session_id, seq)``: :class:`rig.bus.feed.Feed` lets each log event
+through once, in seq order, and asks ``cmd/resend_from`` for holes; the insert skips a key
+already stored. Only the ``log`` stream is taken: the engine's outputs are re-derived here by
+replaying the log through :class:`referee.duties.RefereeTable` (EVENTS.md: outputs are a pure
+function of the log), so the rig's ``engine`` stream and the retained state's ``out_seq`` are
+not followed. A restart replays the database and tells the feed where each stream stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy.orm import Session, sessionmaker
+
+from dashboard import store
+from dashboard.hub import Hub
+from dashboard.live import AlertItem, LiveState, LiveTable, Presence
+from dashboard.metrics import DashMetrics
+from referee.events import Event
+from rig.bus import Bus, BusError, BusMessage, topic, topic_filter
+from rig.bus.feed import Feed, _Cursor
+
+log = logging.getLogger(__name__)
+BATCH = 500
+
+
+class Ingest:
+    def __init__(
+        self,
+        bus: Bus,
+        factory: sessionmaker[Session],
+        live: LiveState,
+        hub: Hub,
+        metrics: DashMetrics,
+        clock: Callable[[], float] = time.time,
+        *,
+        tick: float = 0.25,
+    ) -> None:
+        self.bus, self.factory, self.live, self.hub = bus, factory, live, hub
+        self.metrics = metrics
+        self.clock = clock
+        self.tick = tick
+        self.feed = Feed()
+        self.queue: asyncio.Queue[tuple[BusMessage, float]] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._pump: asyncio.Task[None] | None = None
+        self.refused = 0
+
+    # ---- restart ------------------------------------------------------------------------------
+
+    def restore(self) -> int:
+        """Replay the database into the live state; the feed continues after what is stored."""
+        count = 0
+        for ev in store.stored_events(self.factory):
+            table = self.live.sessions.get((ev.table_id, ev.session_id))
+            if table is not None and ev.seq != table.last_seq + 1:
+                continue  # past a hole (never stored by this ingest): asked for again
+            self.live.apply(ev)
+            count += 1
+        for (tid, sid), table in self.live.sessions.items():
+            self.feed.cursors[(tid, sid, "log")] = _Cursor(next=table.last_seq + 1)
+        for p in store.presences(self.factory):
+            self.live.presence[p.table_id] = Presence(
+                p.table_id, p.state, p.changed, json.loads(p.body)
+            )
+        for a in store.rig_alerts(self.factory):
+            self.live.rig_alerts.setdefault(a.table_id, []).append(json.loads(a.body))
+        return count
+
+    # ---- running ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        sub = await self.bus.subscribe(
+            *(
+                topic_filter(self.bus.venue, None, k)
+                for k in ("events", "alerts", "state", "status")
+            )
+        )
+
+        async def pump() -> None:
+            async for message in sub:
+                self.queue.put_nowait((message, time.perf_counter()))
+
+        self._pump = asyncio.create_task(pump(), name="ingest pump")
+        self._task = asyncio.create_task(self._run(), name="ingest")
+
+    async def stop(self) -> None:
+        for task in (self._pump, self._task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    def submit(self, table_id: str, envelopes: list[dict[str, Any]]) -> None:
+        """Envelopes posted over HTTP by a rig (its token checked): the same path as the bus."""
+        for env in envelopes:
+            t = topic(self.bus.venue, table_id, "events")
+            self.queue.put_nowait(
+                (BusMessage(t, self.bus.venue, table_id, "events", None, env), time.perf_counter())
+            )
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                first = await asyncio.wait_for(self.queue.get(), self.tick)
+            except TimeoutError:
+                await self._resend(self.feed.due(time.monotonic()))
+                continue
+            batch = [first]
+            while len(batch) < BATCH and not self.queue.empty():
+                batch.append(self.queue.get_nowait())
+            try:
+                await self._handle(batch)
+            except Exception:  # the database away: the batch is lost here, resent by gaps
+                log.exception("ingest batch failed")
+
+    async def _handle(self, batch: list[tuple[BusMessage, float]]) -> None:
+        ready: list[tuple[dict[str, Any], float]] = []
+        resends = []
+        now = self.clock()
+        for message, t_in in batch:
+            if message.kind == "status":
+                await self._status(message, now)
+                continue
+            if message.kind == "state":
+                self._state(message)
+                message = _without_engine(message)
+            elif message.payload.get("source") == "engine":
+                continue  # re-derived here from the log
+            elif message.kind == "alerts" and not isinstance(message.payload.get("seq"), int):
+                await self._rig_alert(message, now)
+                continue
+            before = self.feed.duplicates
+            out, due = self.feed.take(message, time.monotonic())
+            self.metrics.duplicates.inc(self.feed.duplicates - before)
+            ready += [(env, t_in) for env in out]
+            resends += due
+        events: list[tuple[Event, float]] = []
+        for env, t_in in ready:
+            try:
+                events.append((Event.model_validate(env), t_in))
+            except ValidationError as exc:
+                self.refused += 1
+                first = exc.errors()[0]
+                where = ".".join(str(x) for x in first["loc"])
+                text = f"event seq {env.get('seq')} refused: {where}: {first['msg']}"
+                log.warning("%s: %s", env.get("table_id"), text)
+                table_id = str(env.get("table_id", "?"))
+                alert = {
+                    "table_id": table_id,
+                    "session_id": str(env.get("session_id", "")),
+                    "source": "dashboard",
+                    "type": "alert",
+                    "payload": {"rule": "SYS-ingest", "severity": "critical", "message": text},
+                }
+                t = topic(self.bus.venue, table_id, "alerts")
+                await self._rig_alert(
+                    BusMessage(t, self.bus.venue, table_id, "alerts", None, alert), now
+                )
+        if events:
+            stored = await asyncio.to_thread(
+                store.insert_events, self.factory, [e for e, _ in events], now
+            )
+            self.metrics.ingested.inc(stored)
+        for ev, t_in in events:
+            table, items = self.live.apply(ev)
+            self._push(table, items)
+            self.hub.changed(ev.table_id)
+            self.metrics.ingest_seconds.observe(time.perf_counter() - t_in)
+        await self._resend(resends)
+
+    def _push(self, table: LiveTable, items: list[AlertItem]) -> None:
+        for item in items:
+            self.hub.send({"type": "alert", "item": item.view(table)})
+
+    def _state(self, message: BusMessage) -> None:
+        table = self.live.tables.get(message.table)
+        ts = message.payload.get("ts")
+        if table is not None and isinstance(ts, int | float):
+            table.state_ts = float(ts)
+
+    async def _status(self, message: BusMessage, now: float) -> None:
+        body = message.payload
+        state = "online" if body.get("state") == "online" else "offline"
+        changed = await asyncio.to_thread(
+            store.save_presence, self.factory, message.table, state, body, now
+        )
+        self.live.presence[message.table] = Presence(message.table, state, changed, body)
+        self.hub.changed(message.table)
+
+    async def _rig_alert(self, message: BusMessage, now: float) -> None:
+        env = {**message.payload, "table_id": message.table, "received": now}
+        await asyncio.to_thread(store.save_rig_alert, self.factory, env, now)
+        self.live.rig_alerts.setdefault(message.table, []).append(env)
+        self.hub.send({"type": "rig_alert", "table_id": message.table, "alert": env})
+
+    async def _resend(self, resends: list[Any]) -> None:
+        for r in resends:
+            self.metrics.resends.inc()
+            with contextlib.suppress(BusError):
+                await self.bus.send_command(r.table, "resend_from", r.command())
+
+
+def _without_engine(message: BusMessage) -> BusMessage:
+    """The retained state without ``out_seq``: the engine stream is not followed here."""
+    payload = {k: v for k, v in message.payload.items() if k != "out_seq"}
+    return BusMessage(
+        message.topic,
+        message.venue,
+        message.table,
+        message.kind,
+        message.name,
+        payload,
+        message.retained,
+    )

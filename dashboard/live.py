@@ -1,0 +1,203 @@
+"""The live venue: one :class:`referee.duties.RefereeTable` per table session, fed with the
+stored log events in seq order — so a restart that replays the database rebuilds exactly the
+state the dashboard showed. Alerts and proposals are the duties' own (re-derived from the log,
+never taken on trust from the wire); a referee's acknowledgement is a logged
+``referee_decision`` (``note`` with ``data.ack``), so it too survives a restart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.duties import RefereeTable
+from referee.events import Event, RefereeDecision
+from referee.game.alerts import Alert
+from referee.hands import Wind
+from referee.penalties import Entry
+
+SEVERITY_RANK = {"info": 0, "warning": 1, "violation": 2, "critical": 3}
+
+
+@dataclass(slots=True)
+class AlertItem:
+    """One line of the alert queue: a finding with (usually) the penalty proposed for it."""
+
+    id: str  # the proposal id (RULE@SEQ:SEAT), or ``alert:<session>:<n>`` without one
+    table_id: str
+    session_id: str
+    rule: str
+    severity: str
+    message: str
+    seat: str | None
+    player: str | None
+    seq: int
+    ts: float
+    hand: int
+    evidence: tuple[int, ...]
+    rejected: bool
+    proposal: str | None = None  # ledger id
+
+    def view(self, table: LiveTable) -> dict[str, Any]:
+        entry = table.entry(self.proposal)
+        status = "open"
+        if entry is not None and str(entry.status) != "pending":
+            status = str(entry.status)
+        elif self.id in table.acked:
+            status = "acknowledged"
+        return {
+            "id": self.id,
+            "table_id": self.table_id,
+            "session_id": self.session_id,
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "seat": self.seat,
+            "player": table.player(self.hand, self.seat) if self.seat else self.player,
+            "seq": self.seq,
+            "ts": self.ts,
+            "hand": self.hand,
+            "evidence": list(self.evidence),
+            "rejected": self.rejected,
+            "status": status,
+            "open": status == "open" or (status == "acknowledged" and entry is not None),
+            "proposal": None if entry is None else entry.to_json(),
+        }
+
+
+@dataclass
+class LiveTable:
+    """One table session as the dashboard knows it."""
+
+    table_id: str
+    session_id: str
+    duty: RefereeTable
+    events: list[Event] = field(default_factory=list)
+    items: list[AlertItem] = field(default_factory=list)
+    acked: set[str] = field(default_factory=set)
+    state_ts: float = 0.0  # the rig's table clock from its retained state
+
+    def entry(self, proposal: str | None) -> Entry | None:
+        return None if proposal is None else self.duty.ledger.entries.get(proposal)
+
+    def player(self, hand: int, seat: str) -> str:
+        """Who sat at ``seat`` in ``hand`` (the card's players once the hand is scored)."""
+        st = self.duty.state
+        if 0 <= hand < len(st.results):
+            return st.results[hand].players[Wind[seat]]
+        return st.player_at(Wind[seat])
+
+    def item(self, item_id: str) -> AlertItem | None:
+        return next((i for i in self.items if i.id == item_id), None)
+
+    @property
+    def last_seq(self) -> int:
+        return self.events[-1].seq if self.events else -1
+
+    def apply(self, event: Event) -> list[AlertItem]:
+        """Feed one log event; the alert items it raised."""
+        step = self.duty.apply(event)
+        self.events.append(event)
+        p = event.payload
+        if isinstance(p, RefereeDecision) and p.decision == "note":
+            acks = p.data.get("ack", [])
+            self.acked.update(str(a) for a in acks if isinstance(a, str))
+        proposals = [d.payload for d in step.derived if d.type == "proposal"]
+        alerts = [a for a in step.alerts if not a.rule.startswith("SYS-")]
+        new: list[AlertItem] = []
+        for prop in proposals:
+            alert = _take(alerts, prop["rule"], prop["seat"])
+            new.append(self._item(prop["id"], event, alert, prop))
+        for alert in alerts:
+            new.append(
+                self._item(
+                    f"alert:{self.session_id}:{len(self.items) + len(new)}", event, alert, None
+                )
+            )
+        self.items += new
+        return new
+
+    def _item(
+        self, id_: str, event: Event, alert: Alert | None, prop: dict[str, Any] | None
+    ) -> AlertItem:
+        seat = alert.seat.name if alert is not None and alert.seat is not None else None
+        if prop is not None:
+            seat = prop["seat"]
+        hand = int(prop["hand"]) if prop else self.duty.state.hands_played
+        player = None if seat is None else self.player(hand, seat)
+        evidence: tuple[int, ...] = tuple(prop["evidence"]) if prop else ()
+        if alert is not None and not evidence:
+            evidence = (alert.seq, *alert.evidence)
+        return AlertItem(
+            id=id_,
+            table_id=self.table_id,
+            session_id=self.session_id,
+            rule=alert.rule if alert is not None else str(prop["rule"] if prop else "?"),
+            severity=str(alert.severity) if alert is not None else "warning",
+            message=alert.message if alert is not None else str(prop["reason"] if prop else ""),
+            seat=seat,
+            player=player,
+            seq=event.seq,
+            ts=event.ts,
+            hand=hand,
+            evidence=evidence,
+            rejected=alert.rejected if alert is not None else False,
+            proposal=str(prop["id"]) if prop else None,
+        )
+
+
+def _take(alerts: list[Alert], rule: str, seat: str) -> Alert | None:
+    for i, a in enumerate(alerts):
+        if a.rule == rule and a.seat is not None and a.seat.name == seat:
+            return alerts.pop(i)
+    return None
+
+
+@dataclass
+class Presence:
+    table_id: str
+    state: str  # online | offline
+    changed: float  # when it became so (the dashboard's clock)
+    body: dict[str, Any]
+
+
+class LiveState:
+    """Every table session seen; ``tables`` points at each table's latest session."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[tuple[str, str], LiveTable] = {}
+        self.tables: dict[str, LiveTable] = {}
+        self.presence: dict[str, Presence] = {}
+        self.rig_alerts: dict[str, list[dict[str, Any]]] = {}
+
+    def apply(self, event: Event) -> tuple[LiveTable, list[AlertItem]]:
+        key = (event.table_id, event.session_id)
+        table = self.sessions.get(key)
+        if table is None:
+            table = LiveTable(
+                event.table_id, event.session_id, RefereeTable(event.table_id, event.session_id)
+            )
+            self.sessions[key] = table
+        self.tables[event.table_id] = table
+        return table, table.apply(event)
+
+    def items(self) -> list[tuple[LiveTable, AlertItem]]:
+        return [(t, i) for t in self.sessions.values() for i in t.items]
+
+    def find(self, item_id: str, table_id: str) -> tuple[LiveTable, AlertItem] | None:
+        for (tid, _), table in self.sessions.items():
+            if tid == table_id and (item := table.item(item_id)) is not None:
+                return table, item
+        return None
+
+    def digest(self) -> dict[str, Any]:
+        """What a restart must rebuild: per table session, the state and the ledger."""
+        return {
+            f"{t}/{s}": {
+                "state": lt.duty.state.to_dict(),
+                "ledger": [e.to_json() for e in lt.duty.ledger.entries.values()],
+                "acked": sorted(lt.acked),
+                "items": [i.id for i in lt.items],
+            }
+            for (t, s), lt in sorted(self.sessions.items())
+        }

@@ -1,0 +1,103 @@
+"""Score cards as PDF (reportlab, with its built-in CJK font: nothing to download or embed)."""
+
+from __future__ import annotations
+
+import io
+
+from reportlab.lib import colors
+from reportlab.lib.pagesizes import A4, landscape
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+from referee.scoresheet import ScoreCard
+
+FONT = "STSong-Light"
+
+
+def card_pdf(card: ScoreCard) -> bytes:
+    if FONT not in pdfmetrics.getRegisteredFontNames():
+        pdfmetrics.registerFont(UnicodeCIDFont(FONT))
+    title = ParagraphStyle("t", fontName=FONT, fontSize=14, leading=18)
+    small = ParagraphStyle("s", fontName=FONT, fontSize=7, leading=9)
+    head = ["#", "Dealer 庄", "Winner 和", "Value", "Patterns 番种", *card.players]
+    rows: list[list[object]] = [list(head)]
+    for r in card.rows:
+        pats = ", ".join(f"{p.name} {p.name_zh} {p.points}" for p in r.patterns)
+        if r.penalty_rules:
+            pats += " | " + "; ".join(r.penalty_rules)
+        who = (
+            "—"
+            if r.winner is None
+            else r.winner + (" (self)" if r.discarder is None else f" ← {r.discarder}")
+        )
+        cells = []
+        for p in card.players:
+            amount, pen = r.payments.get(p, 0), r.penalties.get(p, 0)
+            cells.append(f"{amount:+d}" + (f" −{pen}" if pen else ""))
+        rows.append(
+            [
+                str(r.number),
+                r.dealer,
+                who,
+                str(r.value if r.winner else "draw"),
+                Paragraph(pats, small),
+                *cells,
+            ]
+        )
+    rows.append(
+        ["", "", "", "", "Total 合计", *(f"{card.totals.get(p, 0):+d}" for p in card.players)]
+    )
+    rows.append(
+        [
+            "",
+            "",
+            "",
+            "",
+            "Signature 签名",
+            *("signed" if p in card.signatures else "" for p in card.players),
+        ]
+    )
+    widths = [10 * mm, 28 * mm, 38 * mm, 16 * mm, 90 * mm] + [24 * mm] * len(card.players)
+    table = Table(rows, colWidths=widths, repeatRows=1)
+    table.setStyle(
+        TableStyle(
+            [
+                ("FONT", (0, 0), (-1, -1), FONT, 9),
+                ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
+                ("BACKGROUND", (0, 0), (-1, 0), colors.lightgrey),
+                ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+            ]
+        )
+    )
+    story: list[object] = [
+        Paragraph(
+            f"记分卡 Score card — table {card.table_id}, session {card.session_id}, "
+            f"half {card.half}",
+            title,
+        ),
+        Spacer(1, 4 * mm),
+        table,
+    ]
+    for c in card.corrections:
+        story.append(
+            Paragraph(
+                f"Correction: hand {c.hand + 1}, {c.player} {c.points:+d} — "
+                f"{c.reason} (referee {c.referee})",
+                small,
+            )
+        )
+    out = io.BytesIO()
+    doc = SimpleDocTemplate(
+        out,
+        pagesize=landscape(A4),
+        leftMargin=12 * mm,
+        rightMargin=12 * mm,
+        topMargin=12 * mm,
+        bottomMargin=12 * mm,
+        title=f"Score card {card.table_id} {card.session_id} {card.half}",
+    )
+    doc.build(story)
+    return out.getvalue()

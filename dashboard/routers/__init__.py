@@ -1,0 +1,1 @@
+"""One router per resource; each has its own request and response schemas."""

@@ -1,0 +1,182 @@
+"""View models: the live state as plain dicts, for the JSON API and the templates alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dashboard.live import SEVERITY_RANK, AlertItem, LiveState, LiveTable, Presence
+from referee.game.state import SeatState
+from referee.hands import Meld, Relative, Wind
+from referee.tiles import tile_name
+
+HEALTH_KINDS = (
+    ("camera", ("camera", "vision")),
+    ("mic", ("voice", "mic", "audio")),
+    ("link", ("table", "link", "serial")),
+)
+
+
+def tile(t: int, *, sideways: bool = False, back: bool = False) -> dict[str, Any]:
+    return {"name": tile_name(t), "sideways": sideways, "back": back}
+
+
+def meld_tiles(m: Meld) -> list[dict[str, Any]]:
+    """A meld as laid: the claimed tile sideways, at the side it came from (left: first,
+    opposite: middle, right: last); a concealed kong shows its two ends face down."""
+    names = list(m.tiles)
+    if m.concealed:
+        return [tile(t, back=i in (0, 3)) for i, t in enumerate(names)]
+    out = [tile(t) for t in names]
+    if m.claimed_tile is not None and m.claimed_from is not None:
+        names.remove(m.claimed_tile)
+        at = {Relative.LEFT: 0, Relative.OPPOSITE: 1, Relative.RIGHT: len(names)}[m.claimed_from]
+        names.insert(at, m.claimed_tile)
+        out = [tile(t, sideways=i == at) for i, t in enumerate(names)]
+    return out
+
+
+def seat_view(s: SeatState) -> dict[str, Any]:
+    river = [tile(t) for t in s.river]
+    return {
+        "rows": [river[i : i + 6] for i in range(0, len(river), 6)],
+        "melds": [{"kind": str(m.kind), "tiles": meld_tiles(m)} for m in s.melds],
+        "wrong_melds": [[tile(t) for t in ts] for _k, ts in s.wrong_melds],
+        "flowers": [tile(t) for t in s.flowers],
+        "penalty": [tile(t) for t in s.penalty_live] + [tile(t) for t in s.penalty_dead],
+        "concealed": sum(s.counts[:34]),
+        "dead": s.dead,
+    }
+
+
+def health(presence: Presence | None, now: float) -> dict[str, Any]:
+    """Rig, camera, mic and table link: ok / degraded / down / offline, with since when."""
+    if presence is None:
+        return {"rig": {"state": "unknown", "since": None}, "inputs": {}}
+    inputs = presence.body.get("inputs") or {}
+    out: dict[str, Any] = {}
+    for kind, names in HEALTH_KINDS:
+        found = [(n, h) for n, h in inputs.items() if any(k in n.lower() for k in names)]
+        if found:
+            name, h = found[0]
+            state = h.get("health", "down") if presence.state == "online" else "offline"
+            out[kind] = {"state": state, "detail": h.get("detail", ""), "input": name}
+    rig_state = presence.state
+    return {
+        "rig": {
+            "state": rig_state,
+            "since": presence.changed,
+            "for": max(now - presence.changed, 0.0),
+        },
+        "inputs": out,
+    }
+
+
+def open_counts(lt: LiveTable) -> dict[str, int]:
+    counts = dict.fromkeys(SEVERITY_RANK, 0)
+    for item in lt.items:
+        if item.view(lt)["open"]:
+            counts[item.severity] += 1
+    return counts
+
+
+def card(live: LiveState, table_id: str, hands: int, now: float) -> dict[str, Any]:
+    lt = live.tables[table_id]
+    st = lt.duty.state
+    hand = st.hand
+    played = st.hands_played
+    in_play = hand is not None and hand.number == played  # not yet scored
+    number = played + 1 if in_play else played
+    turn = st.player_at(hand.turn) if in_play and hand is not None else None
+    at = max(lt.duty.now, lt.state_ts)
+    counts = open_counts(lt)
+    return {
+        "table_id": table_id,
+        "session_id": lt.session_id,
+        "players": list(st.players),
+        "hand": {"number": number, "of": hands, "in_play": in_play},
+        "turn": turn,
+        "clocks": [c.to_json() for c in lt.duty.view(at)],
+        "alerts": counts,
+        "open_alerts": sum(counts.values()),
+        "worst": max(
+            (s for s, n in counts.items() if n), key=SEVERITY_RANK.__getitem__, default=None
+        ),
+        "health": health(live.presence.get(table_id), now),
+        "totals": lt.duty.totals(),
+        "last_seq": lt.last_seq,
+    }
+
+
+def cards(live: LiveState, hands: int, now: float, sort: str = "alerts") -> list[dict[str, Any]]:
+    out = [card(live, t, hands, now) for t in live.tables]
+    if sort == "alerts":
+        out.sort(
+            key=lambda c: (
+                -SEVERITY_RANK.get(c["worst"] or "", -1),
+                -c["open_alerts"],
+                c["table_id"],
+            )
+        )
+    else:
+        out.sort(key=lambda c: c["table_id"])
+    return out
+
+
+def detail(live: LiveState, table_id: str, hands: int, now: float) -> dict[str, Any]:
+    lt = live.tables[table_id]
+    st = lt.duty.state
+    hand = st.hand
+    seats = []
+    for w in Wind:
+        seats.append(
+            {
+                "seat": w.name,
+                "player": st.player_at(w),
+                "on_turn": hand is not None and hand.turn is w,
+                **(seat_view(hand.seats[w]) if hand is not None else {}),
+            }
+        )
+    return {
+        **card(live, table_id, hands, now),
+        "seats": seats,
+        "wall": None if hand is None else hand.wall.remaining,
+        "phase": None if hand is None else hand.phase.name.lower(),
+        "events": [
+            {
+                "seq": e.seq,
+                "ts": e.ts,
+                "source": str(e.source),
+                "type": e.type,
+                "payload": e.payload.model_dump(mode="json"),
+            }
+            for e in lt.events[-40:][::-1]
+        ],
+        "items": [i.view(lt) for i in sorted_items(lt.items)],
+        "rig_alerts": [
+            a.get("payload", {}) | {"received": a.get("received")}
+            for a in live.rig_alerts.get(table_id, [])[-20:][::-1]
+        ],
+    }
+
+
+def sorted_items(items: list[AlertItem]) -> list[AlertItem]:
+    return sorted(items, key=lambda i: (-SEVERITY_RANK.get(i.severity, 0), -i.ts, i.id))
+
+
+def queue(live: LiveState, status: str = "open") -> list[dict[str, Any]]:
+    """The alert queue: open ones (or all), most severe then newest first."""
+    out = []
+    for lt, item in live.items():
+        v = item.view(lt)
+        if status == "all" or (status == "open" and v["open"]) or v["status"] == status:
+            out.append(v)
+    out.sort(
+        key=lambda v: (
+            not v["open"],
+            -SEVERITY_RANK.get(v["severity"], 0),
+            -v["ts"],
+            v["table_id"],
+            v["id"],
+        )
+    )
+    return out

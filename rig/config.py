@@ -1,0 +1,204 @@
+"""The rig's configuration: one TOML file (``tomllib``), validated by pydantic.
+
+Every section has defaults, so no file is needed for a simulated table with the in-process bus.
+Problems are reported all at once, one line each, naming the file, the key and the expected form
+(:class:`ConfigError`); ``mjref rig`` exits 2 on them. A configured device that is not there
+(a serial port, an audio or observation file) is such a problem too.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+Seat = Literal["E", "S", "W", "N"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TableSection(_Section):
+    id: str = Field(default="T1", pattern=r"^[A-Za-z0-9_.-]+$")
+    session: str = Field(default="S1", pattern=r"^[A-Za-z0-9_.-]+$")
+    venue: str = Field(default="local", pattern=r"^[A-Za-z0-9_.-]+$")
+    profile: Literal["wmc", "zj33", "mcr"] = "wmc"
+    log: Path = Path("build/rig/table.sqlite")
+
+
+class BusSection(_Section):
+    mqtt: str | None = None  # mqtt://HOST[:PORT]; none: the in-process bus
+    status_every: float = Field(default=2.0, gt=0)
+    state_every: float = Field(default=0.2, gt=0)
+
+
+class LinkSection(_Section):
+    port: str  # a serial device path or tcp://HOST:PORT
+    silent_after: float = Field(default=30.0, gt=0)
+
+
+class VoiceSection(_Section):
+    file: Path | None = None  # a WAV/FLAC file played as the microphone
+    device: str | None = None  # a sounddevice input (index or name); "default"
+    channels: int = Field(default=1, ge=1, le=8)
+    seats: list[Seat] | None = None  # one per channel
+    realtime: bool = True  # a file is heard at the pace of its samples
+    threshold: float | None = Field(default=None, gt=0, lt=1)
+    silent_after: float = Field(default=10.0, gt=0)
+
+
+class CameraSection(_Section):
+    file: Path  # a recorded observation/event file (JSONL) standing in for the camera
+    follow: bool = False  # keep reading lines appended later (the camera pipeline writes them)
+    silent_after: float = Field(default=60.0, gt=0)
+
+
+class SuperviseSection(_Section):
+    backoff_min: float = Field(default=0.2, gt=0)
+    backoff_max: float = Field(default=10.0, gt=0)
+
+
+class MetricsSection(_Section):
+    port: int = Field(default=0, ge=0, le=65535)  # /metrics over HTTP; 0: only in the status
+
+
+class RigConfig(_Section):
+    table: TableSection = TableSection()
+    bus: BusSection = BusSection()
+    table_link: LinkSection | None = None
+    voice: VoiceSection | None = None
+    camera: CameraSection | None = None
+    supervise: SuperviseSection = SuperviseSection()
+    metrics: MetricsSection = MetricsSection()
+
+
+class ConfigError(ValueError):
+    """Every problem of one configuration, one line each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+_EXPECTED = {
+    "table_link.port": "a serial device path or tcp://HOST:PORT",
+    "bus.mqtt": "mqtt://HOST[:PORT]",
+}
+
+
+def _key(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+def _section_keys(loc: tuple[int | str, ...]) -> str:
+    model: type[BaseModel] = RigConfig
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        inner = getattr(field, "annotation", None)
+        for candidate in (inner, *getattr(inner, "__args__", ())):
+            if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+                model = candidate
+                break
+        else:
+            break
+    return ", ".join(model.model_fields)
+
+
+def _problem(err: Any, where: str) -> str:
+    loc = tuple(err["loc"])
+    key = _key(loc) or "(top level)"
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return f"{where}: unknown key {key}; expected one of: {_section_keys(loc)}"
+    if kind == "missing":
+        return f"{where}: {key} is missing; expected {_EXPECTED.get(key, 'a value')}"
+    return f"{where}: {key} = {err.get('input')!r}: {err['msg']}"
+
+
+def _str(data: dict[str, Any], section: str, key: str) -> str | None:
+    value = data.get(section, {})
+    value = value.get(key) if isinstance(value, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _devices(data: dict[str, Any], base: Path, where: str) -> list[str]:
+    """Configured devices that are not there, read from the raw file so that they are reported
+    beside the other problems (tcp links and microphones are probed by ``--check``)."""
+    out = []
+    port = _str(data, "table_link", "port")
+    if port is not None and "://" not in port and not Path(port).exists():
+        out.append(
+            f"{where}: table_link.port = {port!r}: no such device; expected "
+            f"{_EXPECTED['table_link.port']}"
+        )
+    for section, what in (("voice", "a WAV/FLAC file"), ("camera", "a JSONL file of events")):
+        file = _str(data, section, "file")
+        if file is not None and not (base / file).is_file():
+            out.append(f"{where}: {section}.file = {file!r}: no such file; expected {what}")
+    voice = data.get("voice")
+    if isinstance(voice, dict) and ("file" in voice) == ("device" in voice):
+        out.append(f"{where}: voice needs exactly one of file (a WAV/FLAC file) or device")
+    mqtt = _str(data, "bus", "mqtt")
+    if mqtt is not None:
+        from rig.bus.mqtt import parse_url
+
+        try:
+            parse_url(mqtt)
+        except ValueError as exc:
+            out.append(f"{where}: bus.mqtt = {mqtt!r}: {exc}")
+    return out
+
+
+def _seats(cfg: RigConfig, where: str) -> list[str]:
+    voice = cfg.voice
+    if voice is None or voice.seats is None or len(voice.seats) == voice.channels:
+        return []
+    return [
+        f"{where}: voice.seats has {len(voice.seats)} seat(s) for {voice.channels} channel(s); "
+        "expected one seat per channel"
+    ]
+
+
+def resolve(cfg: RigConfig, base: Path) -> RigConfig:
+    """Relative paths are relative to the config file's folder."""
+    table = cfg.table.model_copy(update={"log": base / cfg.table.log})
+    update: dict[str, Any] = {"table": table}
+    if cfg.voice is not None and cfg.voice.file is not None:
+        update["voice"] = cfg.voice.model_copy(update={"file": base / cfg.voice.file})
+    if cfg.camera is not None:
+        update["camera"] = cfg.camera.model_copy(update={"file": base / cfg.camera.file})
+    return cfg.model_copy(update=update)
+
+
+def parse(data: dict[str, Any], where: str = "<defaults>", base: Path | None = None) -> RigConfig:
+    base = base or Path.cwd()
+    problems: list[str] = []
+    cfg: RigConfig | None = None
+    try:
+        cfg = RigConfig.model_validate(data)
+    except ValidationError as exc:
+        problems += [_problem(e, where) for e in exc.errors()]
+    problems += _devices(data, base, where)
+    if cfg is not None:
+        problems += _seats(cfg, where)
+    if problems or cfg is None:
+        raise ConfigError(problems)
+    return resolve(cfg, base)
+
+
+def load(path: Path | None) -> RigConfig:
+    """The file's configuration, or the embedded defaults when ``path`` is None."""
+    if path is None:
+        return parse({})
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError([f"{path}: cannot read: {exc.strerror}"]) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError([f"{path}: not UTF-8 text (byte {exc.start}); expected TOML"]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([f"{path}: not TOML: {exc}"]) from None
+    return parse(data, str(path), path.parent)

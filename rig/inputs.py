@@ -1,0 +1,263 @@
+"""The rig's inputs, each run in its own supervised task (a process where CPU-heavy: voice).
+
+An input turns its device into submissions for the core — a :class:`Draft` (a payload from a
+sensor) or a table_io link output — and calls :meth:`Sink.alive` when it hears from its device.
+The :class:`Supervisor` restarts a failing input with back-off and keeps its :class:`Health`
+(ok / degraded / down, since when, restarts); a failing input never stops the core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from referee.events import PAYLOADS, LogLineError, Payload, Source, parse_line
+from table_io.clock import Clock
+from table_io.driver import TableDriver
+from table_io.link import Output
+from voice.bridge import call_payload
+from voice.bridge import evidence as call_evidence
+from voice.events import CallHeard
+
+HealthState = Literal["ok", "degraded", "down"]
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """One event-to-be from an input; the core gives it its seq and its time."""
+
+    payload: Payload
+    source: Source
+    confidence: float = 1.0
+    evidence: tuple[str, ...] = ()
+
+
+Submission = Draft | Output
+
+
+class Sink(Protocol):
+    def submit(self, name: str, item: Submission) -> None: ...
+
+    def alive(self, name: str) -> None: ...
+
+    def alert(self, name: str, severity: str, message: str) -> None: ...
+
+
+@dataclass
+class Health:
+    state: HealthState = "down"
+    since: float = 0.0
+    restarts: int = 0
+    detail: str = "starting"
+    last_seen: float | None = None
+    finished: bool = False
+    silent: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "health": self.state,
+            "since": round(self.since, 3),
+            "restarts": self.restarts,
+            "detail": self.detail,
+            "last_seen": None if self.last_seen is None else round(self.last_seen, 3),
+            "finished": self.finished,
+        }
+
+
+class Input(ABC):
+    """One device; ``run`` returns when a finite source ends and raises when the device fails."""
+
+    name: str
+    silent_after: float | None = None
+
+    @abstractmethod
+    async def run(self, sink: Sink) -> None: ...
+
+
+@dataclass
+class Supervisor:
+    """Runs inputs, restarting each with exponential back-off; reports health changes."""
+
+    clock: Clock
+    backoff: tuple[float, float] = (0.2, 10.0)
+    on_change: Callable[[str, Health], None] = lambda name, health: None
+    health: dict[str, Health] = field(default_factory=dict)
+
+    def set(self, name: str, state: HealthState, detail: str) -> None:
+        h = self.health[name]
+        if h.state != state or h.detail != detail:
+            if h.state != state:
+                h.since = self.clock.now()
+            h.state, h.detail = state, detail
+            self.on_change(name, h)
+
+    async def supervise(self, inp: Input, sink: Sink) -> None:
+        self.health[inp.name] = Health(since=self.clock.now())
+        delay = self.backoff[0]
+        while True:
+            self.set(inp.name, "ok", "running")
+            started = self.clock.now()
+            try:
+                await inp.run(sink)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # any failure of a device: restart it, never stop the core
+                h = self.health[inp.name]
+                h.restarts += 1
+                if self.clock.now() - started > 10 * self.backoff[1]:
+                    delay = self.backoff[0]  # it ran a good while: start the back-off again
+                state: HealthState = "down" if h.restarts > 3 else "degraded"
+                self.set(inp.name, state, f"{type(exc).__name__}: {exc}"[:200])
+                await self.clock.sleep(delay)
+                delay = min(delay * 2, self.backoff[1])
+                continue
+            h = self.health[inp.name]
+            h.finished = True
+            self.set(inp.name, "ok", "finished")
+            return
+
+    def seen(self, name: str) -> None:
+        h = self.health.get(name)
+        if h is not None:
+            h.last_seen = self.clock.now()
+
+
+# ---- the inputs ------------------------------------------------------------------------------
+
+
+class TableLinkInput(Input):
+    """The automatic table over serial or tcp (table_io's driver, which reconnects by itself)."""
+
+    name = "table_link"
+
+    def __init__(self, port: str, clock: Clock, silent_after: float) -> None:
+        self.port = port
+        self.clock = clock
+        self.silent_after = silent_after
+
+    async def run(self, sink: Sink) -> None:
+        async with TableDriver(self.port, clock=self.clock) as driver:
+            beat = asyncio.create_task(self._heartbeats(driver, sink))
+            try:
+                async for output in driver.outputs():
+                    sink.alive(self.name)
+                    sink.submit(self.name, output)
+            finally:
+                beat.cancel()
+
+    async def _heartbeats(self, driver: TableDriver, sink: Sink) -> None:
+        """A quiet table is alive while the link hears its heartbeats (no output then)."""
+        while True:
+            await self.clock.sleep(0.5)
+            if driver.link.online:
+                sink.alive(self.name)
+
+
+class CameraFileInput(Input):
+    """A recorded observation/event file (JSONL, the envelope of EVENTS.md) standing in for the
+    camera: each line is validated, re-stamped by the core and cites ``camera:<line>``.
+    ``follow`` keeps reading lines appended later; ``skip`` lines were logged before a restart."""
+
+    name = "camera"
+
+    def __init__(
+        self, path: Path, clock: Clock, silent_after: float, follow: bool, skip: int = 0
+    ) -> None:
+        self.path = path
+        self.clock = clock
+        self.silent_after = silent_after
+        self.follow = follow
+        self.done = skip  # lines already logged
+
+    async def run(self, sink: Sink) -> None:
+        with self.path.open("rb") as f:
+            line_no, pending = 0, b""
+            while True:
+                pending += f.readline()
+                if not pending.endswith(b"\n"):  # at the end, maybe in the middle of a line
+                    if not self.follow:
+                        if pending.strip() and line_no + 1 > self.done:
+                            self._line(line_no + 1, pending.decode("utf-8", "replace"), sink)
+                        return
+                    await self.clock.sleep(0.02)  # the camera pipeline writes more
+                    continue
+                line_no += 1
+                text, pending = pending.decode("utf-8", "replace"), b""
+                sink.alive(self.name)
+                if line_no > self.done and text.strip():
+                    self._line(line_no, text, sink)
+                self.done = max(self.done, line_no)
+
+    def _line(self, n: int, text: str, sink: Sink) -> None:
+        try:
+            ev = parse_line(text, n)
+        except LogLineError as exc:
+            sink.alert(self.name, "warning", f"{self.path.name}: {exc}; line skipped")
+            return
+        evidence = (*ev.evidence, f"camera:{n}")
+        sink.submit(self.name, Draft(ev.payload, ev.source, ev.confidence, evidence))
+
+
+class VoiceInput(Input):
+    """The microphone or a WAV/FLAC file, heard by ``rig.voice_worker`` in its own process."""
+
+    name = "voice"
+
+    def __init__(self, argv: list[str], silent_after: float, heard_until: float = -1.0) -> None:
+        self.argv = argv
+        self.silent_after = silent_after
+        self.heard_until = heard_until  # calls up to this audio time were logged (a restart)
+
+    async def run(self, sink: Sink) -> None:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "rig.voice_worker",
+            *self.argv,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        ended = False
+        try:
+            async for raw in proc.stdout:
+                msg = json.loads(raw)
+                sink.alive(self.name)
+                if "call" in msg:
+                    call = CallHeard.model_validate(msg["call"])
+                    if call.t_start > self.heard_until:
+                        self.heard_until = call.t_start
+                        draft = Draft(
+                            call_payload(call), Source.VOICE, call.conf, call_evidence(call)
+                        )
+                        sink.submit(self.name, draft)
+                elif "alert" in msg:
+                    sink.alert(self.name, "warning", f"audio {msg['alert'].get('detail', '')}")
+                elif "end" in msg:
+                    ended = True
+            code = await proc.wait()
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+        if code != 0 or not ended:
+            err = (await proc.stderr.read()).decode(errors="replace").strip().splitlines()
+            raise RuntimeError(f"voice worker exited {code}: {err[-1] if err else 'no output'}")
+
+
+def referee_draft(command: dict[str, Any]) -> Draft:
+    """A referee's command from the bus (``cmd/event``): a payload of a known type, logged with
+    source ``referee`` (a decision, a clock adjustment, a pause …); ValueError names the fault."""
+    kind = command.get("type")
+    model = PAYLOADS.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise ValueError(f"unknown event type {kind!r}; expected one of {', '.join(PAYLOADS)}")
+    payload = model.model_validate(command.get("payload") or {})
+    evidence = tuple(str(e) for e in command.get("evidence", ()))
+    return Draft(payload, Source.REFEREE, 1.0, evidence)

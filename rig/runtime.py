@@ -1,0 +1,462 @@
+"""One table's runtime: inputs → one sequencer → the referee core → the write-ahead log → the bus.
+
+Everything that decides happens in the core task, one submission after the other: it numbers
+the events (the session's one :class:`~referee.sources.Sequencer`), applies them to the
+:class:`~referee.duties.RefereeTable` in that order, commits them to the SQLite log (a group
+commit per batch, durable: WAL + synchronous=FULL) and only then hands them to the publisher.
+On start the log is replayed: the state, the engine's outputs and the sequence resume where the
+last acknowledged event left them, and each input skips what it had already delivered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from referee.duties import RefereeTable
+from referee.events import EngineEvent, Event, make_event
+from referee.sources import Sequencer
+from referee.store import EventStore
+from rig.bus import Bus, BusError, BusMessage, Kind, topic, topic_filter
+from rig.config import RigConfig
+from rig.inputs import (
+    CameraFileInput,
+    Draft,
+    Health,
+    Input,
+    Submission,
+    Supervisor,
+    TableLinkInput,
+    VoiceInput,
+    referee_draft,
+)
+from rig.metrics import HEALTH, Metrics
+from table_io.bridge import TableBridge, TableSource
+from table_io.clock import Clock, MonotonicClock
+
+log = logging.getLogger(__name__)
+BATCH = 512  # submissions per group commit
+IN_FLIGHT = 64  # QoS 1 publishes awaiting their PUBACK at once
+PUBLISHED_TOPIC_KINDS: dict[str, Kind] = {"alert": "alerts", "proposal": "alerts"}
+
+
+class SessionClock:
+    """The table clock: seconds of the session, resumed after a restart at the log's last ts
+    (the time the rig was down is not play time)."""
+
+    def __init__(self, base: Clock, resume_at: float) -> None:
+        self.base = base
+        self._offset = resume_at - base.now()
+
+    def now(self) -> float:
+        return self.base.now() + self._offset
+
+    async def sleep(self, seconds: float) -> None:
+        await self.base.sleep(seconds)
+
+
+def _evidence_marks(events: Iterable[Event]) -> tuple[int, float]:
+    """The last camera line and the last heard call's start the log holds."""
+    line, heard = 0, -1.0
+    for ev in events:
+        for ref in ev.evidence:
+            kind, _, rest = ref.partition(":")
+            with contextlib.suppress(ValueError):
+                if kind == "camera":
+                    line = max(line, int(rest))
+                elif kind == "voice":
+                    heard = max(heard, float(rest.partition("-")[0]))
+    return line, heard
+
+
+def state_digest(duty: RefereeTable) -> str:
+    """A short fingerprint of the table state: equal states give equal digests."""
+    text = json.dumps(duty.state.to_dict(), sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class Rig:
+    def __init__(self, cfg: RigConfig, bus: Bus, clock: Clock | None = None) -> None:
+        self.cfg = cfg
+        self.bus = bus
+        self.table_id, self.session_id = cfg.table.id, cfg.table.session
+        cfg.table.log.parent.mkdir(parents=True, exist_ok=True)
+        self.store = EventStore(cfg.table.log)
+        self.duty = RefereeTable(self.table_id, self.session_id, cfg.table.profile)
+        self.outputs: list[EngineEvent] = []
+        self.sequencer = Sequencer()
+        self.bridge = TableBridge(self.table_id, self.session_id, self.sequencer)
+        self.table_source = TableSource(self.bridge, self.duty.table)
+        logged = list(self.store.events(self.table_id, self.session_id))
+        for ev in logged:
+            self.outputs += self.duty.apply(ev).outputs()
+        self.sequencer.next = logged[-1].seq + 1 if logged else 0
+        self.bridge.resume(logged)
+        self.recovered = len(logged)
+        self.last_ts = logged[-1].ts if logged else 0.0
+        self._camera_line, self._heard_until = _evidence_marks(logged)
+        self.clock = SessionClock(clock or MonotonicClock(), self.last_ts)
+        self.metrics = Metrics()
+        sup = cfg.supervise
+        self.supervisor = Supervisor(self.clock, (sup.backoff_min, sup.backoff_max), self._changed)
+        self.inputs = self._inputs()
+        self.started = time.time()
+        self._queue: asyncio.Queue[tuple[str, Submission, float]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[Kind, str, float | None]] = asyncio.Queue()
+        self._status_now = asyncio.Event()
+        self._state_dirty = True
+        self._tasks: list[asyncio.Task[None]] = []
+        self._inflight: set[asyncio.Task[None]] = set()
+
+    # ---- wiring ------------------------------------------------------------------------------
+
+    def _inputs(self) -> list[Input]:
+        cfg, out = self.cfg, list[Input]()
+        if cfg.table_link is not None:
+            link = cfg.table_link
+            out.append(TableLinkInput(link.port, self.clock, link.silent_after))
+        if cfg.voice is not None:
+            v = cfg.voice
+            argv = ["--file", str(v.file)] if v.file is not None else ["--device", str(v.device)]
+            argv += ["--channels", str(v.channels)]
+            if v.realtime:
+                argv.append("--realtime")
+            if v.seats:
+                argv += ["--seats", *v.seats]
+            if v.threshold is not None:
+                argv += ["--threshold", str(v.threshold)]
+            out.append(VoiceInput(argv, v.silent_after, self._heard_until))
+        if cfg.camera is not None:
+            c = cfg.camera
+            out.append(
+                CameraFileInput(c.file, self.clock, c.silent_after, c.follow, self._camera_line)
+            )
+        return out
+
+    def status(self, state: str = "online") -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "session_id": self.session_id,
+            "venue": self.bus.venue,
+            "state": state,
+            "since": round(self.started, 3),
+            "pid": os.getpid(),
+            "last_seq": self.sequencer.next - 1,
+            "out_seq": self.duty.state.out_seq,
+            "inputs": {n: h.to_json() for n, h in self.supervisor.health.items()},
+            "metrics": self.metrics.figures(),
+        }
+
+    def state(self) -> dict[str, Any]:
+        st = self.duty.state
+        hand = st.hand
+        return {
+            "table_id": self.table_id,
+            "session_id": self.session_id,
+            "last_seq": st.last_seq,
+            "out_seq": st.out_seq,
+            "ts": round(self.last_ts, 3),
+            "hands_played": st.hands_played,
+            "phase": None if hand is None else str(hand.phase.name).lower(),
+            "totals": self.duty.totals(),
+            "clocks": [c.to_json() for c in self.duty.view(self.clock.now())],
+            "digest": state_digest(self.duty),
+        }
+
+    # ---- what inputs call --------------------------------------------------------------------
+
+    def submit(self, name: str, item: Submission) -> None:
+        self._queue.put_nowait((name, item, time.perf_counter()))
+
+    def alive(self, name: str) -> None:
+        self.supervisor.seen(name)
+        h = self.supervisor.health.get(name)
+        if h is not None and h.silent:
+            h.silent = False
+            self.supervisor.set(name, "ok", "running")
+            self.alert(name, "info", f"{name} is heard again")
+
+    def alert(self, name: str, severity: str, message: str) -> None:
+        """A rig alert (rule RIG-INPUT): about an input, not the game; not in the log."""
+        env = {
+            "v": 1,
+            "table_id": self.table_id,
+            "session_id": self.session_id,
+            "ts": round(self.clock.now(), 3),
+            "source": "rig",
+            "type": "alert",
+            "payload": {
+                "rule": "RIG-INPUT",
+                "severity": severity,
+                "message": message,
+                "input": name,
+            },
+        }
+        self._outbox.put_nowait(("alerts", json.dumps(env, separators=(",", ":")), None))
+
+    def _changed(self, name: str, health: Health) -> None:
+        self.metrics.health.labels(name).set(HEALTH[health.state])
+        if health.state != "ok" and not health.silent:  # the watchdog alerts silence itself
+            self.alert(
+                name,
+                "warning" if health.state == "degraded" else "critical",
+                f"{name} {health.state}: {health.detail}",
+            )
+        self._status_now.set()
+
+    # ---- the core ----------------------------------------------------------------------------
+
+    def _event(self, draft: Draft) -> Event:
+        return make_event(
+            draft.payload,
+            seq=self.sequencer.take(),
+            ts=self.clock.now(),
+            table_id=self.table_id,
+            session_id=self.session_id,
+            source=draft.source,
+            confidence=draft.confidence,
+            evidence=draft.evidence,
+        )
+
+    def _ingest(self, item: Submission) -> list[tuple[Event, list[EngineEvent]]]:
+        """Number and apply one submission's events, in order; table outputs go through
+        table_io's bridge, one machine event at a time (each sees the state the last left)."""
+        if isinstance(item, Draft):
+            return self._apply([self._event(item)])
+        out = []
+        for machine in self.table_source.machine_events(item):
+            out += self._apply(self.bridge.convert(machine, self.duty.state))
+        return out
+
+    def _apply(self, events: list[Event]) -> list[tuple[Event, list[EngineEvent]]]:
+        out = []
+        for ev in events:
+            if ev.ts < self.last_ts:  # one time line for all sources
+                ev = ev.model_copy(update={"ts": self.last_ts})
+            self.last_ts = ev.ts
+            try:
+                outputs = self.duty.apply(ev).outputs()
+            except Exception as exc:  # an engine fault: the event still goes in the log (no gap)
+                log.exception("seq %d: the core failed on it", ev.seq)
+                self.alert("core", "critical", f"seq {ev.seq}: the core failed: {exc}"[:300])
+                outputs = []
+            self.outputs += outputs
+            out.append((ev, outputs))
+        return out
+
+    async def _core(self) -> None:
+        while True:
+            batch = [await self._queue.get()]
+            while len(batch) < BATCH and not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            done: list[tuple[Event, list[EngineEvent], float]] = []
+            for name, item, t_in in batch:
+                try:
+                    done += [(ev, outs, t_in) for ev, outs in self._ingest(item)]
+                except Exception as exc:  # a submission the core cannot take: say so, go on
+                    log.exception("%s: submission refused", name)
+                    self.alert(name, "warning", f"{name}: submission refused: {exc}"[:300])
+            if not done:
+                continue
+            self.store.append_many(ev for ev, _, _ in done)  # write-ahead: durable first
+            self.metrics.logged(len(done))
+            for ev, outs, t_in in done:
+                self._outbox.put_nowait(("events", ev.model_dump_json(), t_in))
+                for out in outs:
+                    kind = PUBLISHED_TOPIC_KINDS.get(out.type, "events")
+                    self._outbox.put_nowait((kind, out.model_dump_json(), t_in))
+            self._state_dirty = True
+
+    async def _publisher(self) -> None:
+        """Publish the outbox in order with up to ``IN_FLIGHT`` QoS 1 publishes awaiting their
+        PUBACK (a sliding window: small, as the MQTT client's bookkeeping is linear in it). A
+        message the broker did not take is sent again until it does; consumers drop duplicates
+        and reorder by seq."""
+        window = asyncio.Semaphore(IN_FLIGHT)
+        while True:
+            item = await self._outbox.get()
+            await window.acquire()
+            self._inflight.add(asyncio.create_task(self._publish_one(item, window)))
+
+    async def _publish_one(
+        self, item: tuple[Kind, str, float | None], window: asyncio.Semaphore
+    ) -> None:
+        kind, text, t_in = item
+        delay = 0.05
+        try:
+            while True:
+                try:
+                    await self.bus.publish(topic(self.bus.venue, self.table_id, kind), text, kind)
+                    break
+                except BusError:
+                    self.metrics.publish_errors.inc()
+                    await asyncio.sleep(delay)  # the broker is away: again, later
+                    delay = min(delay * 2, 2.0)
+            self.metrics.published.inc()
+            if t_in is not None:
+                self.metrics.delivered(time.perf_counter() - t_in)
+        finally:
+            window.release()
+            task = asyncio.current_task()
+            if task is not None:
+                self._inflight.discard(task)
+
+    async def _publish_status(self, payload: dict[str, Any]) -> None:
+        with contextlib.suppress(BusError):  # the next one goes out when the broker is back
+            await self.bus.publish_status(self.table_id, payload)
+
+    async def _reporter(self) -> None:
+        """The retained state (when it changed, at most every ``state_every``; queued behind the
+        events it covers, so it never announces one a subscriber cannot have yet) and status
+        (every ``status_every``, and soon after an input's health changed)."""
+        last_status = 0.0
+        bus = self.cfg.bus
+        while True:
+            await asyncio.sleep(bus.state_every)  # not wait_for: it may swallow a cancel (3.11)
+            if self._state_dirty:
+                self._state_dirty = False
+                self._outbox.put_nowait(("state", json.dumps(self.state()), None))
+            now = time.monotonic()
+            if self._status_now.is_set() or now - last_status >= bus.status_every:
+                self._status_now.clear()
+                last_status = now
+                await self._publish_status(self.status())
+
+    async def _watchdog(self) -> None:
+        """An input silent past its limit → a RIG-INPUT alert citing it, health degraded."""
+        while True:
+            await self.clock.sleep(0.25)
+            now = self.clock.now()
+            for inp in self.inputs:
+                h = self.supervisor.health.get(inp.name)
+                if h is None or h.finished or h.silent or inp.silent_after is None:
+                    continue
+                heard = h.last_seen if h.last_seen is not None else h.since
+                if now - heard > inp.silent_after:
+                    h.silent = True
+                    self.supervisor.set(inp.name, "degraded", f"silent for {now - heard:.0f} s")
+                    self.alert(
+                        inp.name,
+                        "warning",
+                        f"{inp.name} silent for {now - heard:.0f} s (limit {inp.silent_after:g} s)",
+                    )
+
+    # ---- commands ----------------------------------------------------------------------------
+
+    async def _commands(self) -> None:
+        sub = await self.bus.subscribe(topic_filter(self.bus.venue, self.table_id, "cmd"))
+        async for message in sub:
+            try:
+                self._command(message)
+            except Exception as exc:  # a bad command never stops the rig: it is answered
+                self.alert("commands", "warning", f"cmd/{message.name} refused: {exc}"[:300])
+
+    def _command(self, message: BusMessage) -> None:
+        p = message.payload
+        if message.name == "resend_from":
+            self.resend(p.get("seq"), p.get("stream", "log"), p.get("session_id"))
+        elif message.name == "event":
+            self.submit("commands", referee_draft(p))
+        elif message.name == "ping":
+            self._status_now.set()
+        else:
+            raise ValueError("unknown command; expected resend_from, event or ping")
+
+    def resend(self, seq: object, stream: object, session: object) -> None:
+        """Serve ``cmd/resend_from``: the log from ``seq`` (read back from SQLite), or the
+        engine's outputs from ``seq`` (re-derived from the log at start, kept since)."""
+        if not isinstance(seq, int) or seq < 0:
+            raise ValueError(f"seq = {seq!r}; expected a number ≥ 0")
+        texts: list[tuple[Kind, str]]
+        if session not in (None, self.session_id):
+            if stream != "log":
+                raise ValueError("the engine stream is served for the current session only")
+            events = self.store.events(self.table_id, str(session), seq)
+            texts = [("events", ev.model_dump_json()) for ev in events]
+        elif stream == "log":
+            events = self.store.events(self.table_id, self.session_id, seq)
+            texts = [("events", ev.model_dump_json()) for ev in events]
+        elif stream == "engine":
+            texts = [
+                (PUBLISHED_TOPIC_KINDS.get(o.type, "events"), o.model_dump_json())
+                for o in self.outputs[seq:]
+            ]
+        else:
+            raise ValueError(f"stream = {stream!r}; expected log or engine")
+        for kind, text in texts:
+            self._outbox.put_nowait((kind, text, None))
+
+    # ---- running -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self.cfg.metrics.port:
+            self.metrics.serve(self.cfg.metrics.port)
+        self.bus.on_connect = self.announce
+        await self.bus.start()
+        self._tasks = [
+            asyncio.create_task(self._core(), name="core"),
+            asyncio.create_task(self._publisher(), name="publisher"),
+            asyncio.create_task(self._reporter(), name="reporter"),
+            asyncio.create_task(self._watchdog(), name="watchdog"),
+            asyncio.create_task(self._commands(), name="commands"),
+        ]
+        for inp in self.inputs:
+            task = asyncio.create_task(self.supervisor.supervise(inp, self), name=inp.name)
+            self._tasks.append(task)
+        self._status_now.set()
+
+    async def announce(self) -> None:
+        """Status and state again (after a (re)connection to the broker)."""
+        self._state_dirty = True
+        self._status_now.set()
+
+    async def stop(self) -> None:
+        pending = {t for t in self._tasks if not t.done()}
+        while pending:  # a library may swallow one cancel (wait_for in 3.11): cancel again
+            for task in pending:
+                task.cancel()
+            _, pending = await asyncio.wait(pending, timeout=0.5)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._drain(), 5)
+        for task in set(self._inflight):
+            task.cancel()
+        await self._publish_status({**self.status("offline"), "reason": "stopped"})
+        await self.bus.close()
+        self.store.close()
+
+    async def _drain(self) -> None:
+        """What was logged but not published yet goes out before a clean stop (what cannot is
+        found again by consumers: resend_from)."""
+        if self._inflight:
+            await asyncio.wait(set(self._inflight))
+        while not self._outbox.empty():
+            kind, text, _ = self._outbox.get_nowait()
+            await self.bus.publish(topic(self.bus.venue, self.table_id, kind), text, kind)
+
+    def _quiet(self) -> bool:
+        return self._queue.empty() and self._outbox.empty() and not self._inflight
+
+    def failed(self) -> BaseException | None:
+        """A core task that died (a disk error on the log): the rig must stop and restart."""
+        for task in self._tasks[:5]:
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                return task.exception()
+        return None
+
+    async def idle(self, timeout: float = 10.0) -> bool:
+        """Wait until every submission is logged and published (tests, benches)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._quiet():
+                await asyncio.sleep(0.02)
+                if self._quiet():
+                    return True
+            await asyncio.sleep(0.01)
+        return False

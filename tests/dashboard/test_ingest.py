@@ -1,0 +1,149 @@
+"""Ingest from the bus: idempotent, gaps asked for again, presence, decisions as events, and a
+restart that rebuilds the same live state from the database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dashkit import Dash, prepare
+from sqlalchemy import func, select
+
+from dashboard.db.models import StoredEvent
+from dashboard.simrig import game
+from referee.duties import replay
+
+
+def _state(d: Dash, table: str) -> dict[str, object]:
+    return d.svc.live.tables[table].duty.state.to_dict()  # type: ignore[no-any-return]
+
+
+def test_live_state_is_the_replayed_log_and_duplicates_are_ignored(dash: Dash) -> None:
+    rig = dash.rig("T1", game("T1", "S1", seed=3, hands=2))
+    dash.call(rig.play, 120)
+    dash.wait(lambda: dash.seq("T1") == 119)
+    for ev in rig.log[:50]:  # the same events again (a rig resending)
+        dash.call(rig._publish, ev)
+    dash.call(rig.play, 1)
+    dash.wait(lambda: dash.seq("T1") == 120)
+    expected = replay(rig.log)
+    assert expected is not None
+    assert _state(dash, "T1") == expected.state.to_dict()
+    with dash.svc.factory() as db:
+        assert db.scalar(select(func.count()).select_from(StoredEvent)) == 121
+    assert dash.svc.ingest.feed.duplicates >= 50
+
+
+def test_gap_is_answered_with_resend_from(dash: Dash) -> None:
+    rig = dash.rig("T2", game("T2", "S1", seed=4, hands=1))
+    rig.hold = {5, 6}
+    dash.call(rig.play, 12)
+    dash.wait(lambda: dash.seq("T2") == 11)
+    asked = [m.payload for m in rig.commands if m.name == "resend_from"]
+    assert asked and asked[0]["seq"] == 5 and asked[0]["stream"] == "log"
+
+
+def test_presence_from_retained_status(dash: Dash) -> None:
+    rig = dash.rig("T3", game("T3", "S1", seed=5, hands=1))
+    dash.call(rig.play, 3)
+    dash.wait(lambda: "T3" in dash.svc.live.presence)
+    c, _ = dash.login("viewer")
+    card = next(x for x in c.get("/api/tables").json() if x["table_id"] == "T3")
+    assert card["health"]["rig"]["state"] == "online"
+    assert card["health"]["inputs"]["camera"]["state"] == "ok"
+    dash.call(rig.stop)
+    dash.rigs.remove(rig)
+    dash.wait(lambda: dash.svc.live.presence["T3"].state == "offline")
+    card = next(x for x in c.get("/api/tables").json() if x["table_id"] == "T3")
+    assert card["health"]["rig"]["state"] == "offline"
+    assert card["health"]["rig"]["since"] is not None
+
+
+def test_decision_changes_the_record_only_through_the_table(dash: Dash) -> None:
+    rig = dash.rig("T4", game("T4", "S1", seed=3, hands=8))
+    dash.call(rig.play, 400)
+    dash.wait(lambda: dash.seq("T4") == len(rig.log) - 1)
+    c, csrf = dash.login("referee")
+    items = [a for a in c.get("/api/alerts").json() if a["proposal"]]
+    assert items, "the simulated game raised no proposal"
+    item = items[0]
+    before = len(rig.log)
+    r = c.post(
+        "/api/decisions",
+        json={"table_id": "T4", "item_id": item["id"], "verdict": "confirm"},
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert r.status_code == 200, r.text
+    dash.wait(lambda: dash.seq("T4") == before)
+    assert rig.log[-1].type == "penalty_decision" and rig.log[-1].source == "referee"
+    after = next(a for a in c.get("/api/alerts?status=all").json() if a["id"] == item["id"])
+    assert (
+        after["status"] == "confirmed" and after["proposal"]["decisions"][0]["referee"] == "referee"
+    )
+    audit = c.get("/api/audit").json()
+    assert any(e["action"] == "decision_confirm" and e["target"] == item["id"] for e in audit)
+
+
+def test_restart_rebuilds_the_same_live_state(db_url: str | None, tmp_path: Path) -> None:
+    settings = prepare(db_url, tmp_path / "data")
+    with Dash(settings) as d:
+        rig = d.rig("T5", game("T5", "S1", seed=7, hands=3))
+        d.call(rig.play, 10_000)
+        d.wait(lambda: d.seq("T5") == len(rig.log) - 1, 30)
+        c, csrf = d.login("referee")
+        pending = [a for a in c.get("/api/alerts").json() if a["status"] == "open"]
+        assert pending
+        c.post(
+            "/api/decisions/acknowledge",
+            json={"items": [["T5", pending[0]["id"]]]},
+            headers={"X-CSRF-Token": csrf},
+        )
+        d.wait(lambda: d.seq("T5") == len(rig.log) - 1 and rig.log[-1].type == "referee_decision")
+        before = d.svc.live.digest()
+        d.call(rig.stop)
+        d.rigs.remove(rig)
+    with Dash(settings) as again:  # a new process' worth of state: only the database
+        assert again.svc.live.digest() == before
+        assert pending[0]["id"] in again.svc.live.tables["T5"].acked
+
+
+def test_a_malformed_event_is_an_alert_not_a_silent_loss(dash: Dash) -> None:
+    rig = dash.rig("T6", game("T6", "S1", seed=2, hands=1))
+    dash.call(rig.play, 3)
+    dash.wait(lambda: dash.seq("T6") == 2)
+    bad = {**rig.log[2].model_dump(mode="json"), "seq": 3, "type": "discard", "payload": {}}
+    dash.call(dash.bus.publish_event, "T6", bad)
+    dash.wait(lambda: bool(dash.svc.live.rig_alerts.get("T6")))
+    alert = dash.svc.live.rig_alerts["T6"][-1]["payload"]
+    assert alert["rule"] == "SYS-ingest" and "seq 3 refused" in alert["message"]
+    c, _ = dash.login("viewer")
+    assert "SYS-ingest" in c.get("/tables/T6").text
+
+
+def test_clock_controls_are_events_logged_by_the_table(dash: Dash) -> None:
+    rig = dash.rig("T8", game("T8", "S1", seed=2, hands=1))
+    dash.call(rig.play, 30)
+    dash.wait(lambda: dash.seq("T8") == 29)
+    c, csrf = dash.login("referee")
+    h = {"X-CSRF-Token": csrf}
+    assert (
+        c.post(
+            "/api/tables/T8/controls", json={"action": "extend", "seat": "E"}, headers=h
+        ).status_code
+        == 422
+    )  # the seconds are missing
+    for body in (
+        {"action": "pause"},
+        {"action": "resume"},
+        {"action": "extend", "seat": "S", "seconds": 20},
+        {"action": "late", "seat": "W", "seconds": 45},
+    ):
+        assert c.post("/api/tables/T8/controls", json=body, headers=h).status_code == 200
+    dash.wait(lambda: dash.seq("T8") == 33)
+    assert [e.type for e in rig.log[-4:]] == [
+        "table_paused",
+        "table_resumed",
+        "clock_extended",
+        "player_late",
+    ]
+    audit = [e["action"] for e in c.get("/api/audit").json()]
+    assert audit[:4] == ["control_late", "control_extend", "control_resume", "control_pause"]

@@ -1,0 +1,239 @@
+"""The overhead camera: calibration, a moved camera, the watchdog, bad video files, an arm over
+the river, and a rendered clip through the whole pipeline into the referee core."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from camera_kit import game
+
+from referee.fusion import Fusion
+from referee.game.table import Table
+from vision.calibrate import calibrate, from_corners
+from vision.camera import TableReader
+from vision.camera_eval import action_key, run_frames
+from vision.capture import CaptureError, Watchdog, read_file
+from vision.detect import TileRecognizer
+from vision.synth.table_state import Layout, Placed
+from vision.synth.video import POSES, RenderSpec, TableRenderer, camera_homography, frames
+from vision.zones import slot
+
+W, H = 1280, 720
+PROBES = np.array([[0.0, 0.0], [-262.0, -262.0], [420.0, 300.0], [-500.0, 500.0]])
+
+
+def _frame(pose: str, layout: Layout | None = None) -> np.ndarray:
+    r = TableRenderer(W, H, POSES[pose], seed=1)
+    return r.film(r.draw_layout(layout or Layout()), 0.0, [])
+
+
+def _truth(pose: str, points: np.ndarray) -> np.ndarray:
+    hom, _ = camera_homography(POSES[pose], W, H)
+    out: np.ndarray = cv2.perspectiveTransform(points.reshape(-1, 1, 2), hom).reshape(-1, 2)
+    return out
+
+
+def test_calibration_from_a_rendered_frame() -> None:
+    cal = calibrate(_frame("tilted"))
+    print(f"reprojection error {cal.error_px:.3f} px")
+    assert cal.error_px < 1.0
+    assert np.abs(cal.project(PROBES) - _truth("tilted", PROBES)).max() < 3.0
+
+
+def test_manual_corners_give_the_same_homography() -> None:
+    centres = _truth("high", np.array([[-500.0, -500.0], [500, -500], [500, 500], [-500, 500]]))
+    cal = from_corners([(float(x), float(y)) for x, y in centres])
+    assert cal.source == "manual"
+    assert np.abs(cal.project(PROBES) - _truth("high", PROBES)).max() < 0.01
+
+
+def test_a_moved_camera_is_noticed_and_recalibrated(recognizer: TileRecognizer) -> None:
+    reader = TableReader(recognizer, calibrate(_frame("top")))
+    reader.process(_frame("tilted"), 5.0)
+    assert [n.kind for n in reader.notices] == ["moved"]
+    assert reader.calibration is not None
+    assert np.abs(reader.calibration.project(PROBES) - _truth("tilted", PROBES)).max() < 3.0
+
+
+class StoppingSource:
+    """A live source (the Reader protocol) that gives frames except while ``down(now)``."""
+
+    def __init__(self, clock: list[float], down: tuple[float, float]) -> None:
+        self.clock, self.down = clock, down
+        self.opened = 0
+
+    def isOpened(self) -> bool:
+        return not self._down()
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        return (False, None) if self._down() else (True, np.zeros((4, 4, 3), np.uint8))
+
+    def release(self) -> None:
+        pass
+
+    def _down(self) -> bool:
+        return self.down[0] <= self.clock[0] < self.down[1]
+
+
+def test_watchdog_reports_offline_and_reconnects_with_back_off() -> None:
+    now = [0.0]
+    source = StoppingSource(now, (10.0, 60.0))
+    opens: list[float] = []
+
+    def opener() -> StoppingSource:
+        opens.append(now[0])
+        return source
+
+    dog = Watchdog(opener, lambda: now[0])
+    got = []
+    for step in range(1000):
+        now[0] = step * 0.1
+        if dog.poll() is not None:
+            got.append(now[0])
+    assert [(round(s.ts, 1), s.online) for s in dog.statuses] == [(29.9, False), (60.0, True)]
+    # reopened 1, 2, 4, 8, 15 s apart after going offline (the poll runs every 0.1 s)
+    gaps = np.diff([29.9, *opens[1:]])
+    assert list(gaps[:5]) == pytest.approx([1.0, 2.0, 4.0, 8.0, 15.0], abs=0.11)
+    assert max(got) > 99.0 and not [t for t in got if 10.0 <= t < 60.0]
+
+
+def test_a_corrupt_or_truncated_video_is_a_clear_error(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.mp4"
+    junk.write_bytes(b"\x00\x01not a video" * 100)
+    with pytest.raises(CaptureError, match=r"junk\.mp4"):
+        list(read_file(junk))
+    clip = tmp_path / "clip.mp4"
+    writer = cv2.VideoWriter(str(clip), cv2.VideoWriter.fourcc(*"mp4v"), 10.0, (64, 64))
+    for i in range(20):
+        writer.write(np.full((64, 64, 3), i * 10, np.uint8))
+    writer.release()
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(clip.read_bytes()[:400])
+    with pytest.raises(CaptureError, match=r"cut\.mp4.*(corrupt|truncated)"):
+        list(read_file(cut))
+    with pytest.raises(CaptureError, match="no such video file"):
+        list(read_file(tmp_path / "missing.mp4"))
+
+
+def test_cli_eval_of_a_corrupt_video_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.mp4"
+    junk.write_bytes(b"garbage" * 50)
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text('{"kind": "header", "setup": []}\n')
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from referee.cli import main; raise SystemExit(main())",
+            "vision",
+            "eval",
+            str(junk),
+            "--truth",
+            str(truth),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert (
+        run.stderr.count("\n") == 1 and "junk.mp4" in run.stderr and "Traceback" not in run.stderr
+    )
+
+
+def test_an_arm_held_over_the_river_for_3_s_changes_nothing(recognizer: TileRecognizer) -> None:
+    layout = Layout(
+        tiles={
+            f"E/river/{i}": Placed(t)
+            for i, t in enumerate(["1m", "5p", "E", "9s", "C", "3s", "7m"])
+        }
+    )
+    renderer = TableRenderer(W, H, POSES["top"], seed=2)
+    plane = renderer.draw_layout(layout)
+    reader = TableReader(recognizer)
+    seen = []
+    fps = 5
+    for i in range(6 * fps):  # 2 s at rest (reading starts after 1 s), 3 s of arm, 1 s
+        t = i / fps
+        arms = [("S", slot("E", "river", 3), 0.95)] if 2.0 <= t < 5.0 else []
+        out = reader.process(renderer.film(plane, t, arms), t, i)
+        seen += [(t, o.zone, o.seat.name) for o in out]
+        if 2.0 <= t < 5.0:
+            labels = reader.slot_labels()
+            assert {k: v for k, v in labels.items() if "/river/" in k} == _names(layout)
+    assert [s for s in seen if s[0] >= 2.0] == []  # nothing changed while the arm was there
+    assert {k: v for k, v in reader.slot_labels().items() if "/river/" in k} == _names(layout)
+
+
+def _names(layout: Layout) -> dict[str, str]:
+    return {k: p.tile for k, p in layout.tiles.items()}
+
+
+def test_a_rendered_clip_through_the_pipeline_gives_exactly_the_expected_actions(
+    recognizer: TileRecognizer,
+) -> None:
+    events = list(game())
+    deal = next(i for i, e in enumerate(events) if e.type == "deal")
+    table = Table()
+    for e in events[: deal + 1]:
+        table.apply(e)
+    fusion = Fusion(table, deal + 1)
+    spec = RenderSpec(W, H, fps=5, style="text", pose="low", seed=11, hovers=0, end=31.0)
+    clip = ((line["i"], line["t"], frame) for frame, line in frames(events, spec))
+    run_frames(clip, TableReader(recognizer), fusion)
+    kinds = ("draw", "discard", "chow", "pung", "kong", "win")
+    # the actions whose effect is visible and settled before the clip ends
+    want = [action_key(e) for e in events if e.type in kinds and e.ts <= 29.0]
+    got = [action_key(e) for e in fusion.events if e.type in kinds]
+    assert got == want
+    assert fusion.alerts == []
+
+
+def _mjref(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from referee.cli import main; raise SystemExit(main())", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_cli_render_calibrate_and_eval_json(tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    log.write_text("".join(e.to_json() + "\n" for e in game()))
+    video, truth = tmp_path / "g.mp4", tmp_path / "truth.jsonl"
+    run = _mjref(
+        "vision",
+        "render",
+        str(log),
+        "--out",
+        str(video),
+        "--truth",
+        str(truth),
+        "--size",
+        "960x540",
+        "--fps",
+        "5",
+        "--end",
+        "14",
+        "--camera",
+        "high",
+    )
+    assert run.returncode == 0, run.stderr
+    run = _mjref("vision", "calibrate", str(video), "--out", str(tmp_path / "cal.json"))
+    assert run.returncode == 0 and "reprojection error" in run.stdout, run.stderr
+    run = _mjref("vision", "eval", str(video), "--truth", str(truth), "--json")
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout)
+    keys = {"slot_accuracy", "action_precision", "action_recall", "latency_median_s", "fps"}
+    assert keys <= set(figures)
+    bad = _mjref(
+        "vision", "calibrate", str(video), "--out", str(tmp_path / "c.json"), "--corners", "1,2 3,4"
+    )
+    assert bad.returncode == 2 and "need 4 corner points" in bad.stderr

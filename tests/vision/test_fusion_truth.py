@@ -1,0 +1,111 @@
+"""The core's fusion fed with exact zone observations of a whole simulated hand gives back the
+hand's actions exactly (the camera's side of the reconstruction, without the camera's errors)."""
+
+from __future__ import annotations
+
+from camera_kit import game
+
+from referee.fusion import Fusion, SlotSeen, ZoneSeen
+from referee.game.table import Table
+from referee.hands import Wind
+from referee.tiles import parse_tile
+from vision.camera_eval import action_key
+from vision.synth.table_state import Layout, replay_layouts
+from vision.zones import SEATS
+
+ZONES = ("river", "meld", "hand")
+
+
+def _zone(layout: Layout, seat: str, zone: str) -> tuple[SlotSeen, ...]:
+    out = []
+    for key, placed in sorted(layout.tiles.items(), key=lambda kv: int(kv[0].split("/")[2])):
+        s, z, i = key.split("/")
+        if s == seat and z == zone:
+            tile = None if placed.tile == "back" else parse_tile(placed.tile)
+            out.append(SlotSeen(int(i), tile, placed.sideways))
+    return tuple(out)
+
+
+def observations(delay: float = 0.7) -> list[ZoneSeen]:
+    """What a perfect camera reports: each zone that changed, ``delay`` after the action."""
+    out: list[ZoneSeen] = []
+    shown: dict[tuple[str, str], object] = {}
+    for t, _action, layout in replay_layouts(game()):
+        for seat in SEATS:
+            heights = tuple(v for k, v in sorted(layout.wall.items()) if k.startswith(seat))
+            walls = sum(v > 0 for v in heights)
+            if layout.wall and shown.get((seat, "wall")) != heights:  # a tile taken is seen
+                shown[(seat, "wall")] = heights
+                out.append(ZoneSeen(t + delay, Wind(SEATS.index(seat)), "wall", (), walls))
+            for zone in ZONES:
+                slots = _zone(layout, seat, zone)
+                if shown.get((seat, zone), ()) != slots:
+                    shown[(seat, zone)] = slots
+                    out.append(ZoneSeen(t + delay, Wind(SEATS.index(seat)), zone, slots))
+    return out
+
+
+def _setup() -> Fusion:
+    events = game()
+    deal = next(i for i, e in enumerate(events) if e.type == "deal")
+    table = Table()
+    for e in events[: deal + 1]:
+        table.apply(e)
+    return Fusion(table, deal + 1)
+
+
+def test_exact_observations_give_exactly_the_hand_actions() -> None:
+    fusion = _setup()
+    deal_ts = next(e.ts for e in game() if e.type == "deal")
+    for obs in observations():
+        if obs.ts > deal_ts + 0.6:
+            fusion.observe(obs)
+    fusion.flush(1e9)
+    kinds = ("draw", "replacement_draw", "discard", "chow", "pung", "kong", "win")
+    want = [action_key(e) for e in game() if e.type in kinds]
+    got = [action_key(e) for e in fusion.events if e.type in kinds]
+    assert got == want
+    assert fusion.alerts == []
+    # every game event cites the observation behind it
+    seqs = {f"seq:{e.seq}" for e in fusion.events if e.type == "observation"}
+    assert all(set(e.evidence) & seqs for e in fusion.events if e.type in kinds)
+    assert not [a for a in fusion.table.state.alerts if a.rejected]
+
+
+def test_a_discard_the_rules_forbid_is_an_alert_not_an_event() -> None:
+    fusion = _setup()
+    # South's river gains a tile although East is to discard first
+    fusion.observe(ZoneSeen(20.0, Wind.S, "river", (SlotSeen(0, parse_tile("5p")),)))
+    fusion.flush(20.0)
+    assert [e.type for e in fusion.events] == ["observation"]
+    assert [a.rule for a in fusion.alerts] == ["FUSION-illegal"]
+    assert "WMC-4.1" in fusion.alerts[0].message
+
+
+def test_tiles_laid_right_of_a_hand_are_exposed_penalty_tiles_then_discardable() -> None:
+    fusion = _setup()
+    hand = fusion.table.state.hand
+    assert hand is not None
+    east = hand.seats[Wind.E]
+    tile = next(t for t in east.concealed if east.counts[t] == 1)  # its only copy
+    fusion.observe(ZoneSeen(12.0, Wind.E, "penalty", (SlotSeen(0, tile),)))
+    assert [e.type for e in fusion.events][-1] == "tiles_exposed"
+    assert hand.seats[Wind.E].penalty_live == [tile]
+    fusion.observe(ZoneSeen(13.0, Wind.E, "penalty", ()))
+    fusion.observe(ZoneSeen(13.0, Wind.E, "river", (SlotSeen(0, tile),)))
+    last = fusion.events[-1]
+    assert last.type == "discard" and getattr(last.payload, "penalty", False)
+    assert fusion.alerts == []
+
+
+def test_events_of_other_sources_are_followed_and_the_seq_continues() -> None:
+    events = game()
+    deal = next(i for i, e in enumerate(events) if e.type == "deal")
+    fusion = Fusion(Table(), 0)
+    for e in events[: deal + 1]:
+        fusion.follow(e)
+    assert fusion.next_seq == deal + 1
+    first = events[deal + 1]  # East's first discard, seen by the camera
+    fusion.observe(ZoneSeen(first.ts + 1, Wind.E, "river", (SlotSeen(0, first.payload.tile),)))
+    assert [e.seq for e in fusion.events] == [deal + 1, deal + 2]
+    assert fusion.events[-1].type == "discard"

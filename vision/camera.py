@@ -1,0 +1,324 @@
+"""The overhead camera pipeline: frame → calibration → gate → zone reading → stabiliser →
+observations (``referee.fusion.ZoneSeen``) for the core.
+
+Only zones the gate marks are read; a read zone is warped from the frame at 2 px/mm, each slot
+is tested for a tile (against the felt's colour, measured at calibration), turned upright, and
+the tiles that need a name go to the crop classifier in one batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from referee.fusion import SlotSeen, ZoneSeen
+from referee.hands import Wind
+from referee.tiles import parse_tile
+from vision.calibrate import MOVED_PX, Calibration, calibrate, drift_px
+from vision.classes import BACK, class_label
+from vision.detect import TileRecognizer, tile_crop
+from vision.gate import GATE_SCALE, Gate
+from vision.stabilise import Reading, Stabiliser
+from vision.zones import (
+    SEATS,
+    SLOT_COUNTS,
+    Slot,
+    pixel_box,
+    plane_to_mm,
+    slot,
+    to_pixel,
+    zone_box,
+)
+
+READ_SCALE = 2.0  # px per mm of a zone read for naming
+MARGIN_MM = 6.0  # around a slot: a tile's face seems shifted by its height (parallax)
+DRIFT_EVERY_S = 2.0
+LYING_MM = 26.0  # a face this deep lies flat (35 mm); a standing tile's top shows ~10 mm
+
+
+@dataclass
+class Notice:
+    ts: float
+    kind: str  # "calibrated", "moved", "no_markers"
+    message: str
+
+
+@dataclass
+class TableReader:
+    recognizer: TileRecognizer
+    calibration: Calibration | None = None
+    gate: Gate = field(default_factory=Gate)
+    stabiliser: Stabiliser = field(default_factory=Stabiliser)
+    notices: list[Notice] = field(default_factory=list)
+    felt: np.ndarray | None = None
+    last_drift: float = -1e9
+    reads: int = 0  # slots classified (the cost the gate saves)
+    unsettled: set[tuple[str, str]] = field(default_factory=set)
+    hidden: set[str] = field(default_factory=set)  # slot keys under an arm in the last frame
+
+    def process(self, frame: np.ndarray, t: float, number: int = 0) -> list[ZoneSeen]:
+        """One RGB frame at time ``t``: the zones whose committed state changed."""
+        if not self._calibrated(frame, t):
+            return []
+        assert self.calibration is not None
+        view = self._gate_view(frame)
+        out: list[ZoneSeen] = []
+        for key in self.hidden:  # occlusion is a state of now: cleared, then set again
+            self.stabiliser.occlude(key, False)
+        self.hidden = set()
+        if not self.gate.ready(view, t):
+            return []
+        changed_zones = self.gate.update(view, t)
+        due = changed_zones + [z for z in sorted(self.unsettled) if z not in changed_zones]
+        for seat, zone in due:
+            hidden = self.gate.occluded(seat, zone)
+            keys = [f"{seat}/{zone}/{i}" for i in range(SLOT_COUNTS[zone])]
+            for i in hidden:
+                self.stabiliser.occlude(keys[i], True)
+                self.hidden.add(keys[i])
+            waiting = {i for i, key in enumerate(keys) if self.stabiliser.state(key).pending}
+            todo = (self.gate.changed_slots(seat, zone, view) | waiting) - hidden
+            changed, pending = self._read_zone(frame, seat, zone, todo)
+            if pending:
+                self.unsettled.add((seat, zone))  # read again next frame, changed or not
+            else:
+                self.unsettled.discard((seat, zone))
+                if not hidden:  # an arm's zone is read again once it has gone
+                    self.gate.accept((seat, zone), view)
+            # a wall that changed and settled is reported even when no stack is gone yet: the
+            # top tile of a stack was taken, and that times the draw
+            # (with an arm anywhere on the table, a wall's change may be its shadow)
+            arm = self.gate.occluder is not None and bool(self.gate.occluder.any())
+            touched = not (pending or hidden or arm) and (seat, zone) in changed_zones
+            touched = touched and zone == "wall"
+            if changed or touched:
+                out.append(self._seen(seat, zone, t, number))
+        return out
+
+    # ---- calibration -------------------------------------------------------------------------
+    def _calibrated(self, frame: np.ndarray, t: float) -> bool:
+        if self.calibration is None:
+            try:
+                self.calibration = calibrate(frame)
+            except ValueError as exc:
+                self.notices.append(Notice(t, "no_markers", str(exc)))
+                return False
+            self.notices.append(Notice(t, "calibrated", f"{self.calibration.error_px:.2f} px"))
+            self.last_drift = t
+        elif t - self.last_drift >= DRIFT_EVERY_S:
+            self.last_drift = t
+            drift = drift_px(self.calibration, frame)
+            if drift is not None and drift > MOVED_PX:
+                try:
+                    self.calibration = calibrate(frame)
+                except ValueError:
+                    return True  # too few markers to redo it now: keep the old one
+                self.notices.append(
+                    Notice(
+                        t,
+                        "moved",
+                        f"markers moved {drift:.1f} px: "
+                        f"recalibrated ({self.calibration.error_px:.2f} px)",
+                    )
+                )
+                self.gate = Gate(self.gate.settle_s)
+        if self.felt is None:
+            self.felt = self._felt(frame)
+        return True
+
+    def _warp(
+        self, frame: np.ndarray, box: tuple[float, float, float, float], scale: float
+    ) -> np.ndarray:
+        """The table-frame box, rectified at ``scale`` px/mm (East at the bottom)."""
+        assert self.calibration is not None
+        x1, y1, x2, y2 = pixel_box(box, scale)
+        shift = np.array([[1, 0, x1], [0, 1, y1], [0, 0, 1]], np.float64)
+        m = self.calibration.image_from_table @ plane_to_mm(scale) @ shift
+        out: np.ndarray = cv2.warpPerspective(
+            frame, m, (x2 - x1, y2 - y1), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        )
+        return out
+
+    def _gate_view(self, frame: np.ndarray) -> np.ndarray:
+        grey = cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY)
+        factor = max(1, grey.shape[0] // 360)
+        small = cv2.resize(
+            grey, (grey.shape[1] // factor, grey.shape[0] // factor), interpolation=cv2.INTER_AREA
+        )
+        assert self.calibration is not None
+        scaled = np.diag([1 / factor, 1 / factor, 1.0]) @ self.calibration.image_from_table
+        warped = cv2.warpPerspective(
+            small,
+            scaled @ plane_to_mm(GATE_SCALE),
+            (round(1200 * GATE_SCALE),) * 2,
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        ).astype(np.float32)
+        view = cv2.GaussianBlur(warped, (3, 3), 0.8)  # sensor noise is not motion
+        out: np.ndarray = view / max(float(np.median(view)), 1.0)
+        return out
+
+    def _felt(self, frame: np.ndarray) -> np.ndarray:
+        centre = self._warp(frame, (-80.0, -80.0, 80.0, 80.0), 1.0).reshape(-1, 3)
+        felt: np.ndarray = np.median(centre, axis=0).astype(np.float32)
+        return felt
+
+    # ---- reading -----------------------------------------------------------------------------
+    def _read_zone(
+        self, frame: np.ndarray, seat: str, zone: str, todo: set[int]
+    ) -> tuple[bool, bool]:
+        """Read the slots ``todo`` (changed, not under an arm); (a slot changed, one pending)."""
+        box = zone_box(seat, zone, MARGIN_MM + 2)
+        patch = self._warp(frame, box, READ_SCALE).astype(np.float32)
+        ox, oy = to_pixel(box[0], box[3], READ_SCALE)
+        readings: dict[int, Reading] = {}
+        confs: dict[int, float] = {}
+        to_name: list[tuple[int, Image.Image, bool]] = []
+        for i in sorted(todo):
+            s = slot(seat, zone, i)
+            cell = _cell(patch, s, ox, oy)
+            occupied, ivory, sideways = self._occupancy(cell, s, zone)
+            if not occupied:
+                readings[i], confs[i] = ("empty", False), 1.0
+            elif zone == "wall":
+                readings[i], confs[i] = ("back", False), 1.0
+            elif zone == "hand" and _face_depth(cell, s) < LYING_MM:
+                readings[i], confs[i] = ("empty", False), 1.0  # standing: not named here
+            elif ivory < 0.3:
+                readings[i], confs[i] = ("back", sideways), 1.0
+            else:
+                to_name.append((i, _upright(cell, s, sideways), sideways))
+        if to_name:
+            crops = [tile_crop(img, _face_box(img), self.recognizer.crop) for _, img, _ in to_name]
+            probs = self.recognizer.classify_crops(crops)
+            self.reads += len(crops)
+            for (i, _, sideways), p in zip(to_name, probs, strict=True):
+                cls = int(p.argmax())
+                label = "back" if cls == BACK else class_label(cls)
+                readings[i], confs[i] = (label, sideways), float(p.max())
+        changed = pending = False
+        for i, reading in readings.items():
+            key = f"{seat}/{zone}/{i}"
+            changed |= self.stabiliser.see(key, reading, confs[i])
+            pending |= self.stabiliser.state(key).pending
+        return changed, pending
+
+    def _occupancy(self, cell: np.ndarray, s: Slot, zone: str) -> tuple[bool, float, bool]:
+        """(a tile lies here, the share of its pixels that are ivory face, it lies sideways);
+        judged at 1 px/mm (every other pixel of the cell)."""
+        assert self.felt is not None
+        c = cell[::2, ::2]
+        felt_sum = float(self.felt.sum()) + 1.0
+        total = c.sum(2) + 1.0
+        chroma = np.abs(c / total[..., None] - self.felt / felt_sum).sum(2)
+        bright = total / felt_sum
+        top = c.max(2)
+        tile = (chroma > 0.12) | (bright > 1.6) | (bright < 0.45)
+        ivory = (bright > 1.6) & (top - c.min(2) < 0.35 * top + 1)
+        h, w = tile.shape
+        m = round(MARGIN_MM)
+        inner = tile[m + h // 8 : h - m - h // 8, m + w // 8 : w - m - w // 8]
+        filled = float(inner.mean()) if inner.size else 0.0
+        share = float(ivory[m : h - m, m : w - m].mean()) / max(filled, 1e-3)
+        sideways = False
+        if zone == "meld" and filled > 0.45:
+            upright = _turn_back(tile, s, False)
+            uh, uw = upright.shape
+            edge = 6
+            cols = upright[m + edge : uh - m - edge, m : m + edge].mean()
+            cols += upright[m + edge : uh - m - edge, uw - m - edge : uw - m].mean()
+            rows = upright[m : m + edge, m + edge : uw - m - edge].mean()
+            rows += upright[uh - m - edge : uh - m, m + edge : uw - m - edge].mean()
+            sideways = bool(cols > rows + 0.3)
+        return filled > 0.45, min(share, 1.0), sideways
+
+    def _seen(self, seat: str, zone: str, t: float, number: int) -> ZoneSeen:
+        slots: list[SlotSeen] = []
+        count = 0
+        for i in range(SLOT_COUNTS[zone]):
+            st = self.stabiliser.state(f"{seat}/{zone}/{i}")
+            label, sideways = st.reading
+            if label == "empty":
+                continue
+            count += 1
+            tile = None if label == "back" else parse_tile(_referee_name(label))
+            slots.append(SlotSeen(i, tile, sideways, st.confidence))
+        wind = Wind(SEATS.index(seat))
+        if zone == "wall":
+            return ZoneSeen(t, wind, zone, (), count, f"frame:{number}")
+        return ZoneSeen(t, wind, zone, tuple(slots), None, f"frame:{number}")
+
+    def overlay(self, frame: np.ndarray, scale: float = 0.6) -> np.ndarray:
+        """The rectified table with every slot drawn: green a tile, red under an arm, yellow
+        still being confirmed; its name beside it (for ``mjref vision run --show``)."""
+        from vision.zones import HALF, all_slots
+
+        view = self._warp(frame, (-HALF, -HALF, HALF, HALF), scale).copy()
+        for s in all_slots():
+            st = self.stabiliser.state(s.key)
+            colour = (255, 60, 60) if st.occluded else (255, 220, 0) if st.pending else (0, 200, 0)
+            if st.reading[0] == "empty" and not st.occluded and not st.pending:
+                continue
+            x1, y1 = to_pixel(s.x - s.w / 2, s.y + s.h / 2, scale)
+            x2, y2 = to_pixel(s.x + s.w / 2, s.y - s.h / 2, scale)
+            cv2.rectangle(view, (round(x1), round(y1)), (round(x2), round(y2)), colour, 1)
+            if s.zone != "wall":
+                cv2.putText(
+                    view,
+                    st.reading[0],
+                    (round(x1), round(y1) - 2),
+                    cv2.FONT_HERSHEY_PLAIN,
+                    0.7,
+                    colour,
+                    1,
+                )
+        return view
+
+    def slot_labels(self) -> dict[str, str]:
+        """Every committed lying tile by slot key (``^`` marks a sideways tile)."""
+        out: dict[str, str] = {}
+        for key, st in self.stabiliser.slots.items():
+            label, sideways = st.reading
+            if label != "empty" and "/wall/" not in key:
+                out[key] = _referee_name(label) + ("^" if sideways else "")
+        return out
+
+
+def _referee_name(label: str) -> str:
+    return f"{label[1]}f" if label.startswith("f") else label
+
+
+def _cell(patch: np.ndarray, s: Slot, ox: float, oy: float) -> np.ndarray:
+    u, v = to_pixel(s.x, s.y, READ_SCALE)
+    hw, hh = (s.w / 2 + MARGIN_MM) * READ_SCALE, (s.h / 2 + MARGIN_MM) * READ_SCALE
+    x1, y1 = round(u - ox - hw), round(v - oy - hh)
+    return patch[max(0, y1) : y1 + round(2 * hh), max(0, x1) : x1 + round(2 * hw)]
+
+
+def _turn_back(a: np.ndarray, s: Slot, sideways: bool) -> np.ndarray:
+    out: np.ndarray = np.rot90(a, -(round(s.angle / 90) + (1 if sideways else 0)) % 4)
+    return out
+
+
+def _upright(cell: np.ndarray, s: Slot, sideways: bool) -> Image.Image:
+    arr = np.ascontiguousarray(_turn_back(cell, s, sideways))
+    return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
+
+
+def _face_depth(cell: np.ndarray, s: Slot) -> float:
+    """How deep (mm, towards the table centre) the bright face in a hand slot reaches."""
+    upright = _turn_back(cell.sum(2), s, False)
+    bright = upright > 0.5 * (float(upright.max()) + float(upright.min()))
+    return float((bright.mean(1) > 0.5).sum()) / READ_SCALE
+
+
+def _face_box(img: Image.Image) -> tuple[float, float, float, float]:
+    """The bright face inside a slot's cell (the cell is larger, for parallax)."""
+    arr = np.asarray(img, dtype=np.float32).sum(2)
+    bright = arr > 0.5 * (arr.max() + arr.min())
+    rows, cols = np.flatnonzero(bright.mean(1) > 0.35), np.flatnonzero(bright.mean(0) > 0.35)
+    if rows.size < 4 or cols.size < 4:
+        return 0.0, 0.0, float(img.width), float(img.height)
+    return float(cols[0]), float(rows[0]), float(cols[-1] + 1), float(rows[-1] + 1)

@@ -1,0 +1,153 @@
+"""Running the camera pipeline on a video into the core, and scoring it against rendered truth."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from referee.events import Event, parse_line
+from referee.fusion import Fusion
+from referee.game.table import Table
+from referee.tiles import tile_name
+from vision.camera import TableReader
+
+SETTLED_S = 1.5  # a frame is settled when the table has been at rest this long (the arm gone)
+MATCH_S = 6.0  # a reconstructed action matches a true one of the same kind within this time
+
+
+@dataclass
+class RunResult:
+    fusion: Fusion
+    reader: TableReader
+    frames: int = 0
+    seconds: float = 0.0
+    slots_right: int = 0
+    slots_seen: int = 0
+    hidden_changed: int = 0
+    states: list[dict[str, str]] = field(default_factory=list)
+
+
+def engine_from(setup: Iterable[Event]) -> tuple[Table, int]:
+    table = Table()
+    seq = -1
+    for event in setup:
+        table.apply(event)
+        seq = event.seq
+    return table, seq + 1
+
+
+def run_frames(
+    frames: Iterable[tuple[int, float, np.ndarray]],
+    reader: TableReader,
+    fusion: Fusion,
+    truth: dict[int, dict[str, Any]] | None = None,
+    on_frame: Callable[[int, float, np.ndarray], None] | None = None,
+) -> RunResult:
+    """Feed frames through reader and fusion; with truth, count right slots on settled frames."""
+    result = RunResult(fusion, reader)
+    start = time.perf_counter()
+    last_change, previous = -1e9, None
+    last_t: float | None = None
+    for number, t, frame in frames:
+        last_t = t
+        for obs in reader.process(frame, t, number):
+            fusion.observe(obs)
+        result.frames += 1
+        if on_frame is not None:
+            on_frame(number, t, frame)
+        line = truth.get(number) if truth else None
+        if line is None:
+            continue
+        tiles: dict[str, str] = line["tiles"]
+        if tiles != previous:
+            last_change, previous = line["t"], tiles
+        if line["t"] - last_change < SETTLED_S:
+            continue
+        got = reader.slot_labels()
+        hidden = set(line["hidden"])
+        for key in set(tiles) | set(got):
+            if key in hidden:
+                continue
+            result.slots_seen += 1
+            result.slots_right += tiles.get(key) == got.get(key)
+    result.seconds = time.perf_counter() - start
+    if last_t is not None:
+        fusion.flush(last_t)  # the end of the input: what waits for a legal order is an alert
+    return result
+
+
+def read_truth(
+    path: Path,
+) -> tuple[dict[str, Any], list[dict[str, Any]], dict[int, dict[str, Any]]]:
+    header: dict[str, Any] = {}
+    actions: list[dict[str, Any]] = []
+    frames: dict[int, dict[str, Any]] = {}
+    try:
+        for text in path.read_text().splitlines():
+            line = json.loads(text)
+            kind = line.get("kind")
+            if kind == "header":
+                header = line
+            elif kind == "action":
+                actions.append(line)
+            elif kind == "frame":
+                frames[int(line["i"])] = line
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(
+            f"{path}: not a truth file ({exc}); expected the JSON lines that "
+            "`mjref vision render --truth` writes"
+        ) from None
+    if not header:
+        raise ValueError(f"{path}: no header line; expected a truth file of `mjref vision render`")
+    return header, actions, frames
+
+
+def setup_events(header: dict[str, Any]) -> list[Event]:
+    return [parse_line(json.dumps(e), i + 1) for i, e in enumerate(header.get("setup", []))]
+
+
+def action_key(event: Event) -> tuple[str, str, str | None]:
+    p = event.payload
+    seat = p.seat.name  # type: ignore[attr-defined]
+    if event.type in ("draw", "replacement_draw", "win", "chow", "pung"):
+        return event.type, seat, None
+    tile = getattr(p, "tile", None)
+    return event.type, seat, tile_name(tile) if isinstance(tile, int) else None
+
+
+def score(result: RunResult, actions: list[dict[str, Any]]) -> dict[str, float]:
+    """slot_accuracy, action_precision, action_recall, latency_median_s, fps."""
+    got = [
+        e
+        for e in result.fusion.events
+        if e.type in ("draw", "replacement_draw", "discard", "chow", "pung", "kong", "win")
+    ]
+    used: set[int] = set()
+    latencies: list[float] = []
+    right = 0
+    for a in actions:
+        want = (a["type"], a["seat"], a["tile"] if a["type"] in ("discard", "kong") else None)
+        for i, e in enumerate(got):
+            if i in used or action_key(e) != want or abs(e.ts - a["t"]) > MATCH_S:
+                continue
+            used.add(i)
+            right += 1
+            latencies.append(max(0.0, e.ts - a["t"]))
+            break
+    return {
+        "slot_accuracy": result.slots_right / result.slots_seen if result.slots_seen else 0.0,
+        "action_precision": right / len(got) if got else 0.0,
+        "action_recall": right / len(actions) if actions else 0.0,
+        "latency_median_s": statistics.median(latencies) if latencies else float("nan"),
+        "fps": result.frames / result.seconds if result.seconds else 0.0,
+        "frames": result.frames,
+        "alerts": len(result.fusion.alerts),
+        "classified": result.reader.reads,
+    }

@@ -1,0 +1,444 @@
+"""Overhead table videos rendered from a game log, with exact per-frame ground truth.
+
+The table plane is drawn in millimetres (felt, the four ArUco markers of hardware/markers.md,
+every tile of the layout from vision/synth/table_state with its thickness as a side band
+towards the camera's far side), players' arms and their shadows reach for each action (and some
+hover), then a pinhole camera (height, tilt, yaw, offset) sees the plane through a homography,
+with a slowly changing uneven light, barrel distortion and sensor noise.
+
+Truth (JSON lines): a ``header`` (size, fps, pose, style, the table→image homography), one
+``frame`` line per frame (time, every lying tile's slot and name, which slots an arm hides, wall
+stacks standing per seat) and one ``action`` line per physical action with its time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from referee.events import Event
+from vision.calibrate import MARKER_CENTRES, MARKER_MM
+from vision.classes import BACK, class_of_label
+from vision.synth.faces import procedural_tile, tile_body
+from vision.synth.table_state import Action, Layout, Placed, replay_layouts
+from vision.zones import (
+    HALF,
+    SEATS,
+    TILE_H,
+    TILE_T,
+    TILE_W,
+    Slot,
+    plane_to_mm,
+    slot,
+    to_pixel,
+    to_table,
+)
+
+MARKER_WHITE_MM = 80.0
+FELTS = ((38, 105, 62), (30, 76, 118), (112, 40, 42), (62, 62, 72), (24, 60, 40))
+STYLES = ("glyph", "text")  # tile faces; "text" is kept out of tuning (the held-out style)
+REACH_S, LEAVE_S = 0.8, 0.6  # an arm arrives this long before an action and leaves after it
+
+
+@dataclass(frozen=True)
+class CameraPose:
+    """Where the camera hangs: height over the table (mm), tilt and yaw (degrees), the point it
+    aims at (mm), and the radial distortion k1."""
+
+    height: float = 1450.0
+    tilt: float = 0.0
+    yaw: float = 0.0
+    aim_x: float = 0.0
+    aim_y: float = 0.0
+    k1: float = 0.0
+
+
+POSES = {
+    "top": CameraPose(),
+    "tilted": CameraPose(height=1400.0, tilt=7.0, yaw=2.0, aim_y=10.0, k1=-0.01),
+    "high": CameraPose(height=1600.0, tilt=3.0, yaw=-3.0, aim_x=15.0),
+    "low": CameraPose(height=1300.0, tilt=9.0, yaw=-5.0, aim_x=-10.0, k1=-0.015),  # held out
+}
+
+
+def camera_homography(pose: CameraPose, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """The homography table mm → image pixels, and the camera centre (mm) for parallax."""
+    t, y = math.radians(pose.tilt), math.radians(pose.yaw)
+    base = np.array([[1, 0, 0], [0, -1, 0], [0, 0, -1]], dtype=np.float64)  # looking down
+    rx = np.array([[1, 0, 0], [0, math.cos(t), -math.sin(t)], [0, math.sin(t), math.cos(t)]])
+    rz = np.array([[math.cos(y), -math.sin(y), 0], [math.sin(y), math.cos(y), 0], [0, 0, 1]])
+    rot = rx @ base @ rz
+    axis = rot.T @ np.array([0.0, 0.0, 1.0])  # the optical axis in the table frame
+    dist = pose.height / -axis[2]
+    centre = np.array([pose.aim_x, pose.aim_y, 0.0]) - dist * axis
+    focal = height * dist / 1260.0  # the whole 1.2 m square in the frame's height
+    k = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
+    trans = -rot @ centre
+    hom = k @ np.column_stack([rot[:, 0], rot[:, 1], trans])
+    return hom / hom[2, 2], centre
+
+
+class FaceCache:
+    """Tile faces of one style at one raster scale, a few variants per class."""
+
+    def __init__(self, style: str, scale: float, seed: int, crops: dict[int, list[Image.Image]]):
+        self.style, self.scale, self.rng = style, scale, random.Random(seed)
+        self.crops = crops
+        self.cache: dict[tuple[int, int], np.ndarray] = {}
+
+    def face(self, cls: int, variant: int) -> np.ndarray:
+        key = (cls, variant % 3)
+        if key not in self.cache:
+            w, h = round(TILE_W * self.scale), round(TILE_H * self.scale)
+            if self.style == "photo" and cls != BACK and self.crops.get(cls):
+                img = self.rng.choice(self.crops[cls]).convert("RGBA")
+            elif cls == BACK:
+                img = tile_body(random.Random(7), w, h, back=True)
+            else:
+                img = procedural_tile(self.rng, cls, h * 2, self.style)
+            rgb = img.convert("RGBA").resize((w, h), Image.Resampling.LANCZOS)
+            arr = np.asarray(rgb, dtype=np.float32)
+            alpha = arr[..., 3:] / 255.0
+            ivory = np.array([236, 230, 210], np.float32)
+            self.cache[key] = (arr[..., :3] * alpha + ivory * (1 - alpha)).astype(np.uint8)
+        return self.cache[key]
+
+
+class TableRenderer:
+    """Draws layouts on the table plane and films them with one camera."""
+
+    def __init__(
+        self,
+        width: int = 1920,
+        height: int = 1080,
+        pose: CameraPose = POSES["top"],
+        style: str = "glyph",
+        seed: int = 0,
+        crops: dict[int, list[Image.Image]] | None = None,
+    ) -> None:
+        self.width, self.height, self.pose, self.style = width, height, pose, style
+        self.rng = random.Random(seed)
+        self.scale = max(1.0, round(height / 1080 * 1.2 * 2) / 2)  # plane px per mm
+        self.side = round(2 * HALF * self.scale)
+        self.faces = FaceCache(style, self.scale, seed, crops or {})
+        self.hom, self.centre = camera_homography(pose, width, height)
+        self.plane_hom = self.hom @ plane_to_mm(self.scale)
+        self.felt = np.array(self.rng.choice(FELTS), np.float32) + self.rng.uniform(-12, 12)
+        self.back = np.array(self.rng.choice([(30, 110, 60), (30, 70, 150), (210, 150, 40)]))
+        self.maps = _distortion_maps(width, height, pose.k1)
+        nprng = np.random.default_rng(seed)
+        self.noise = nprng.normal(0, self.rng.uniform(2.0, 5.0), (height + 64, width + 64, 1))
+        self.noise = self.noise.astype(np.int16)
+        self.light_angle = self.rng.uniform(0, 2 * math.pi)
+        yy, xx = np.mgrid[0 : self.side, 0 : self.side].astype(np.float32) / self.side - 0.5
+        self.ramp = xx * math.cos(self.light_angle) + yy * math.sin(self.light_angle)
+        self.spot = np.exp(-((xx - 0.1) ** 2 + (yy + 0.15) ** 2) / 0.15)
+        self._base = self._empty_table()
+
+    # ---- the plane ---------------------------------------------------------------------------
+    def _empty_table(self) -> np.ndarray:
+        img = np.empty((self.side, self.side, 3), np.float32)
+        img[:] = self.felt * 0.55
+        a = round((HALF - 550) * self.scale)
+        img[a : self.side - a, a : self.side - a] = self.felt
+        dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+        for marker_id, (x, y) in MARKER_CENTRES.items():
+            white = round(MARKER_WHITE_MM * self.scale)
+            u, v = to_pixel(x, y, self.scale)
+            u0, v0 = round(u - white / 2), round(v - white / 2)
+            img[v0 : v0 + white, u0 : u0 + white] = 245
+            side = round(MARKER_MM * self.scale)
+            mark = cv2.aruco.generateImageMarker(dictionary, marker_id, side)
+            m0, n0 = round(u - side / 2), round(v - side / 2)
+            img[n0 : n0 + side, m0 : m0 + side] = mark[..., None].astype(np.float32) * 0.93 + 10
+        return img
+
+    def _parallax(self, x: float, y: float, z: float) -> tuple[float, float]:
+        """How far (mm) a point at height z seems shifted from its footprint, seen by the camera."""
+        cx, cy, cz = self.centre
+        f = z / max(cz - z, 1.0)
+        return (x - cx) * f, (y - cy) * f
+
+    def _put(self, img: np.ndarray, x: float, y: float, face: np.ndarray, z: float) -> None:
+        """Paste a face (already turned) centred at table (x, y), lifted to height z, with its
+        side band below it."""
+        h, w = face.shape[:2]
+        u, v = to_pixel(x, y, self.scale)
+        dx, dy = self._parallax(x, y, z)
+        side = np.array([200, 190, 165], np.float32) * 0.72
+        for k in np.linspace(0.0, 1.0, 4):  # the side: the face swept down to the felt
+            su, sv = u + dx * k * self.scale, v - dy * k * self.scale
+            _paste(img, side, round(su - w / 2), round(sv - h / 2), w, h)
+        _paste(
+            img,
+            face.astype(np.float32),
+            round(u + dx * self.scale - w / 2),
+            round(v - dy * self.scale - h / 2),
+            w,
+            h,
+        )
+
+    def draw_layout(self, layout: Layout) -> np.ndarray:
+        img = self._base.copy()
+        backs = self.faces.face(BACK, 0)
+        for key, stack in layout.wall.items():
+            s = _slot_of(key)
+            for level in range(stack):
+                self._put(img, s.x, s.y, _turn(backs, s.angle), TILE_T * (level + 1))
+        for seat, count in layout.standing.items():
+            for i in range(min(count, 14)):
+                s = slot(seat, "hand", i)
+                top = _standing_top(self.scale, self.back)
+                self._put(img, s.x, s.y, _turn(top, s.angle), TILE_H)
+        for key, placed in sorted(layout.tiles.items()):
+            s = _slot_of(key)
+            face = self.faces.face(_class(placed), hash(key) & 7)
+            self._put(img, s.x, s.y, _turn(face, s.angle + (90 if placed.sideways else 0)), TILE_T)
+        return img
+
+    # ---- the camera --------------------------------------------------------------------------
+    def film(self, plane: np.ndarray, t: float, arms: list[tuple[str, Slot, float]]) -> np.ndarray:
+        """One frame at time t: arms over the plane, light, the camera's view, distortion, noise."""
+        img = plane.copy()
+        for seat, target, reach in arms:
+            _draw_arm(img, seat, target, reach, self.scale)
+        gain = 0.92 + 0.18 * self.ramp + 0.12 * self.spot + 0.05 * math.sin(t / 7.0)
+        img *= gain[..., None]
+        frame = cv2.warpPerspective(
+            np.clip(img, 0, 255).astype(np.uint8),
+            self.plane_hom,
+            (self.width, self.height),
+            flags=cv2.INTER_LINEAR,
+            borderValue=(30, 30, 30),
+        )
+        if self.maps is not None:
+            frame = cv2.remap(frame, self.maps[0], self.maps[1], cv2.INTER_LINEAR)
+        ox, oy = self.rng.randrange(64), self.rng.randrange(64)
+        noisy = frame.astype(np.int16) + self.noise[oy : oy + self.height, ox : ox + self.width]
+        out: np.ndarray = np.clip(noisy, 0, 255).astype(np.uint8)
+        return out
+
+
+def _paste(img: np.ndarray, src: np.ndarray, x: int, y: int, w: int, h: int) -> None:
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, img.shape[1]), min(y + h, img.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    if src.ndim == 1:
+        img[y0:y1, x0:x1] = src
+    else:
+        img[y0:y1, x0:x1] = src[y0 - y : y1 - y, x0 - x : x1 - x]
+
+
+def _turn(face: np.ndarray, angle: float) -> np.ndarray:
+    turned: np.ndarray = np.rot90(face, round(angle / 90) % 4)
+    return turned
+
+
+def _standing_top(scale: float, back: np.ndarray) -> np.ndarray:
+    """A standing tile seen from above: its top edge, back half towards the table centre."""
+    w, d = round(TILE_W * scale), round(TILE_T * scale)
+    top = np.empty((d, w, 3), np.float32)
+    top[: d // 2] = back
+    top[d // 2 :] = (230, 225, 205)
+    return top
+
+
+def _class(placed: Placed) -> int:
+    name = placed.tile  # referee names (1f) → the recognizer's labels (f1)
+    return class_of_label(f"f{name[0]}" if len(name) == 2 and name[1] == "f" else name)
+
+
+def _slot_of(key: str) -> Slot:
+    seat, zone, index = key.split("/")
+    return slot(seat, zone, int(index))
+
+
+def _draw_arm(img: np.ndarray, seat: str, target: Slot, reach: float, scale: float) -> None:
+    """A sleeve and a hand from the seat's edge towards ``target`` (reach 0–1), with a shadow."""
+    sx, sy = to_table(seat, 0.0, -620.0)
+    x = sx + (target.x - sx) * reach
+    y = sy + (target.y - sy) * reach
+    p0 = tuple(round(c) for c in to_pixel(sx, sy, scale))
+    p1 = tuple(round(c) for c in to_pixel(x, y, scale))
+    q = 4  # the soft shadow is drawn and blurred at a quarter of the size
+    small = np.zeros((img.shape[0] // q, img.shape[1] // q), np.uint8)
+    off = 25 * scale
+    a = (round((p0[0] + off) / q), round((p0[1] + off) / q))
+    b = (round((p1[0] + off) / q), round((p1[1] + off) / q))
+    cv2.line(small, a, b, 255, round(85 * scale / q))
+    blurred = cv2.GaussianBlur(small, (0, 0), 3 * scale)
+    shadow = cv2.resize(blurred, (img.shape[1], img.shape[0])).astype(np.float32)
+    img *= 1.0 - shadow[..., None] / 255.0 * 0.45
+    cv2.line(img, p0, p1, (60.0, 70.0, 140.0), round(80 * scale))
+    cv2.circle(img, p1, round(45 * scale), (150.0, 170.0, 215.0), -1)
+
+
+def _distortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, np.ndarray] | None:
+    if not k1:
+        return None
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    cx, cy, r0 = width / 2, height / 2, max(width, height) / 2
+    nx, ny = (xx - cx) / r0, (yy - cy) / r0
+    f = 1 + k1 * (nx * nx + ny * ny)
+    return (nx * f * r0 + cx).astype(np.float32), (ny * f * r0 + cy).astype(np.float32)
+
+
+# ---- whole videos ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RenderSpec:
+    width: int = 1920
+    height: int = 1080
+    fps: float = 10.0
+    style: str = "glyph"
+    pose: str = "top"
+    seed: int = 0
+    hovers: int = 1  # arms held over a river for 3 s, with no action
+    start: float | None = None  # first second of the game to film (default: the deal)
+    end: float | None = None
+
+
+def frames(
+    events: list[Event], spec: RenderSpec, crops: dict[int, list[Image.Image]] | None = None
+) -> Iterator[tuple[np.ndarray, dict[str, Any]]]:
+    """(frame, its truth line) for each frame; the header and action lines come from
+    :func:`truth_header`."""
+    renderer = TableRenderer(
+        spec.width, spec.height, POSES[spec.pose], spec.style, spec.seed, crops
+    )
+    timeline = replay_layouts(events)
+    actions = [a for _, a, _ in timeline if a is not None]
+    start = spec.start if spec.start is not None else _deal_time(events)
+    end = spec.end if spec.end is not None else timeline[-1][0] + 2.0
+    hovers = _hovers(random.Random(spec.seed + 1), actions, start, end, spec.hovers)
+    n = int((end - start) * spec.fps)
+    layout_at, plane, shown = 0, None, -1
+    for i in range(n):
+        t = start + i / spec.fps
+        while layout_at + 1 < len(timeline) and timeline[layout_at + 1][0] <= t:
+            layout_at += 1
+        if layout_at != shown:
+            plane, shown = renderer.draw_layout(timeline[layout_at][2]), layout_at
+        assert plane is not None
+        arms = _arms(actions, hovers, timeline[layout_at][2], t)
+        frame = renderer.film(plane, t, arms)
+        yield frame, _truth_frame(i, t, timeline[layout_at][2], arms)
+
+
+def truth_header(events: list[Event], spec: RenderSpec) -> list[dict[str, Any]]:
+    hom, _ = camera_homography(POSES[spec.pose], spec.width, spec.height)
+    head: dict[str, Any] = {"kind": "header", **asdict(spec), "camera": asdict(POSES[spec.pose])}
+    head["homography"] = hom.round(6).tolist()
+    deal = next((i for i, e in enumerate(events) if e.type == "deal"), len(events) - 1)
+    head["setup"] = [json.loads(e.to_json()) for e in events[: deal + 1]]  # for the engine
+    start = spec.start if spec.start is not None else _deal_time(events)
+    end = spec.end if spec.end is not None else events[-1].ts + 2.0
+    acts = [a for _, a, _ in replay_layouts(events) if a is not None and start <= a.t <= end]
+    return [head, *({"kind": "action", **a.to_json()} for a in acts)]
+
+
+def render_video(
+    events: list[Event],
+    out: Path,
+    truth: Path,
+    spec: RenderSpec,
+    crops: dict[int, list[Image.Image]] | None = None,
+) -> int:
+    """Write the video and its truth; returns the number of frames."""
+    writer = cv2.VideoWriter(
+        str(out), cv2.VideoWriter.fourcc(*"mp4v"), spec.fps, (spec.width, spec.height)
+    )
+    if not writer.isOpened():
+        raise OSError(f"{out}: OpenCV cannot write an mp4 video there")
+    count = 0
+    with truth.open("w") as fh:
+        for line in truth_header(events, spec):
+            fh.write(json.dumps(line) + "\n")
+        for frame, line in frames(events, spec, crops):
+            writer.write(cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
+            fh.write(json.dumps(line) + "\n")
+            count += 1
+    writer.release()
+    return count
+
+
+def _deal_time(events: list[Event]) -> float:
+    deal = next((e.ts for e in events if e.type == "deal"), events[0].ts if events else 0.0)
+    return deal + 0.5
+
+
+def _hovers(
+    rng: random.Random, actions: list[Action], start: float, end: float, count: int
+) -> list[tuple[float, str, Slot]]:
+    """Arms held 3 s over another seat's river (reaching across, resting): no action."""
+    out: list[tuple[float, str, Slot]] = []
+    for _ in range(count):
+        t = rng.uniform(start + 3, max(start + 4, end - 6))
+        busy = {a.seat for a in actions if t - 1 <= a.t <= t + 4}
+        seat = next((s for s in SEATS if s not in busy), "E")
+        river = rng.choice([s for s in SEATS if s != seat])
+        out.append((t, seat, slot(river, "river", 8)))
+    return out
+
+
+def _arms(
+    actions: list[Action], hovers: list[tuple[float, str, Slot]], layout: Layout, t: float
+) -> list[tuple[str, Slot, float]]:
+    arms: list[tuple[str, Slot, float]] = []
+    for a in actions:
+        if a.t - REACH_S <= t <= a.t + LEAVE_S:
+            reach = (t - a.t + REACH_S) / REACH_S if t < a.t else 1 - (t - a.t) / LEAVE_S
+            arms.append((a.seat, _target(a, layout), max(0.0, min(1.0, reach)) ** 0.5))
+    for h0, seat, target in hovers:
+        if h0 <= t <= h0 + 3.0:
+            arms.append((seat, target, 0.9))
+    return arms
+
+
+def _target(action: Action, layout: Layout) -> Slot:
+    """Where the arm goes: the river's next place, the meld row, the wall or the hand."""
+    seat = action.seat
+    if action.type == "discard":
+        n = sum(1 for k in layout.tiles if k.startswith(f"{seat}/river/"))
+        return slot(seat, "river", min(max(n - 1, 0), 29))
+    if action.type in ("chow", "pung", "kong"):
+        return slot(seat, "meld", 2)
+    if action.type == "win":
+        return slot(seat, "hand", 7)
+    return slot(seat, "wall", 8)
+
+
+def _truth_frame(
+    i: int, t: float, layout: Layout, arms: list[tuple[str, Slot, float]]
+) -> dict[str, Any]:
+    hidden = sorted({k for k in layout.tiles if _covered(_slot_of(k), arms)})
+    walls = {s: sum(v > 0 for k, v in layout.wall.items() if k.startswith(s)) for s in SEATS}
+    return {
+        "kind": "frame",
+        "i": i,
+        "t": round(t, 3),
+        "tiles": {k: p.tile + ("^" if p.sideways else "") for k, p in sorted(layout.tiles.items())},
+        "hidden": hidden,
+        "walls": walls,
+    }
+
+
+def _covered(s: Slot, arms: list[tuple[str, Slot, float]]) -> bool:
+    """Whether an arm (80 mm sleeve, 90 mm hand) lies over the slot's centre."""
+    for seat, target, reach in arms:
+        sx, sy = to_table(seat, 0.0, -620.0)
+        ex, ey = sx + (target.x - sx) * reach, sy + (target.y - sy) * reach
+        vx, vy = ex - sx, ey - sy
+        k = max(0.0, min(1.0, ((s.x - sx) * vx + (s.y - sy) * vy) / max(vx * vx + vy * vy, 1)))
+        d = math.hypot(s.x - sx - k * vx, s.y - sy - k * vy)
+        if d < 40 + TILE_H / 2 or math.hypot(s.x - ex, s.y - ey) < 45 + TILE_H / 2:
+            return True
+    return False
