@@ -120,6 +120,8 @@ def read_table_audio(path: Path) -> Audio:
     16 kHz (telephone audio lacks the band the checks use) is an :class:`AudioReadError`."""
     try:
         info = sf.info(str(path))
+    except UnicodeError as exc:  # a file name libsndfile cannot be given
+        raise AudioReadError(f"{path!s}: cannot open a file of that name") from exc
     except (sf.LibsndfileError, RuntimeError, OSError) as exc:
         raise AudioReadError(f"{path}: cannot read audio ({exc})") from exc
     if info.samplerate < MIN_RATE:

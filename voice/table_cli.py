@@ -65,7 +65,9 @@ def read_claims(path: Path) -> list[Claim]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise ClaimError(f"{path}: cannot read ({exc.strerror})") from exc
+        raise ClaimError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise ClaimError(f"{path}: not UTF-8 text (expected JSON lines)") from exc
     out = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
