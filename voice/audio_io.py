@@ -110,3 +110,25 @@ def _riff_shortfall(path: Path) -> tuple[int, int] | None:
 def write_wav(path: Path, x: Audio, sr: int = SR) -> None:
     """16-bit PCM, as the rig records evidence."""
     sf.write(str(path), np.clip(x, -1.0, 1.0), sr, subtype="PCM_16")
+
+
+MIN_RATE = 16000
+
+
+def read_table_audio(path: Path) -> Audio:
+    """A table recording as (samples, channels) at 16 kHz; a corrupt file or a rate below
+    16 kHz (telephone audio lacks the band the checks use) is an :class:`AudioReadError`."""
+    try:
+        info = sf.info(str(path))
+    except UnicodeError as exc:  # a file name libsndfile cannot be given
+        raise AudioReadError(f"{path!s}: cannot open a file of that name") from exc
+    except (sf.LibsndfileError, RuntimeError, OSError) as exc:
+        raise AudioReadError(f"{path}: cannot read audio ({exc})") from exc
+    if info.samplerate < MIN_RATE:
+        raise AudioReadError(
+            f"{path}: sample rate {info.samplerate} Hz; expected at least {MIN_RATE} Hz "
+            "(WAV or FLAC from the table's microphones)"
+        )
+    if info.frames == 0:
+        raise AudioReadError(f"{path}: no audio samples")
+    return read_audio(path)

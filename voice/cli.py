@@ -16,7 +16,9 @@ from voice.events import WORDS, CallHeard
 
 
 def register(subparsers: Any) -> None:
-    voice = subparsers.add_parser("voice", help="spoken calls: spot, listen, devices, enrol")
+    voice = subparsers.add_parser(
+        "voice", help="spoken calls: spot, listen, devices, enrol; verify claims, conduct sounds"
+    )
     sub = voice.add_subparsers(dest="voice_command", metavar="ACTION")
     sub.required = True
 
@@ -47,6 +49,10 @@ def register(subparsers: Any) -> None:
     devices = sub.add_parser("devices", help="list audio input devices")
     devices.add_argument("--json", action="store_true")
     devices.set_defaults(handler=run_devices)
+
+    from voice.table_cli import register_table
+
+    register_table(sub)
 
     enrol = sub.add_parser("enrol", help="record a player's calls so the spotter adapts")
     enrol.add_argument("--player", required=True)

@@ -1,0 +1,283 @@
+"""Who is speaking: per-seat speech from one microphone per seat (or an array).
+
+Every mic hears every voice at a table, and the mics' gains differ, so the loudest raw channel
+is not always the speaker's. Levels are therefore taken over each channel's own calibrated noise
+floor (the hall noise reaches all mics alike, so this cancels a gain difference), in frequency
+bands (two people talking at once each dominate some bands), and a channel counts as speaking
+only where it is not explained as cross-talk: within ``xt_db`` of the loudest channel in a band.
+Where two channels are close, the one whose signal arrives first (GCC-PHAT) is the speaker's.
+With a mic array at the table centre, :func:`seat_from_tdoa` names the seat from time
+differences instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from voice.audio_io import SR, Audio
+from voice.events import Seat
+
+HOP = 320  # 20 ms frames
+NFFT = 512
+XT_OVER_DB = 4.0  # own speech: this far over what cross-talk from the others explains
+BANDS_HZ = ((150, 500), (500, 1000), (1000, 2000), (2000, 4000))
+F64 = npt.NDArray[np.float64]
+
+
+class ChannelMapError(ValueError):
+    """A channel → seat mapping that does not fit the audio."""
+
+
+def channel_map(spec: str | None, channels: int, seat: Seat | None = None) -> list[Seat | None]:
+    """``"E,S,W,N"`` → one seat per channel (``-`` for an unused channel); mono takes ``seat``."""
+    if spec is None:
+        if channels == 1:
+            return [seat]
+        if channels == 4:
+            return ["E", "S", "W", "N"]
+        raise ChannelMapError(
+            f"{channels} channels: say which seat each is with --channels (e.g. E,S,W,N)"
+        )
+    names = [s.strip().upper() for s in spec.split(",")]
+    if len(names) != channels:
+        raise ChannelMapError(f"--channels names {len(names)} seats, the audio has {channels}")
+    out: list[Seat | None] = []
+    for n in names:
+        if n in ("-", ""):
+            out.append(None)
+        elif n in ("E", "S", "W", "N"):
+            out.append(n)  # type: ignore[arg-type]
+        else:
+            raise ChannelMapError(f"--channels: {n!r} is not a seat (E, S, W, N or -)")
+    known = [s for s in out if s is not None]
+    if len(set(known)) != len(known):
+        raise ChannelMapError("--channels names a seat twice")
+    return out
+
+
+def band_levels(audio: Audio) -> F64:
+    """(frames, bands, channels) energy in dB, 20 ms hop."""
+    x = audio.reshape(len(audio), -1).astype(np.float32)
+    n = max(0, (len(x) - NFFT) // HOP + 1)
+    if n == 0:
+        return np.full((0, len(BANDS_HZ), x.shape[1]), -120.0)
+    win = np.hanning(NFFT).astype(np.float32)
+    idx = np.arange(NFFT)[None, :] + HOP * np.arange(n)[:, None]
+    out = np.empty((n, len(BANDS_HZ), x.shape[1]))
+    freqs = np.fft.rfftfreq(NFFT, 1 / SR)
+    for c in range(x.shape[1]):
+        spec = np.abs(np.fft.rfft(x[idx, c] * win, axis=1)) ** 2
+        for b, (lo, hi) in enumerate(BANDS_HZ):
+            sel = (freqs >= lo) & (freqs < hi)
+            out[:, b, c] = 10 * np.log10(spec[:, sel].mean(axis=1) + 1e-12)
+    return out
+
+
+def frame_time(frame: int) -> float:
+    """Centre of a 20 ms analysis frame, seconds from the start."""
+    return (frame * HOP + NFFT / 2) / SR
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Per-channel noise floor per band (dB), measured at the start of a session."""
+
+    floor: tuple[tuple[float, ...], ...]  # [band][channel]
+
+    @staticmethod
+    def measure(levels: F64, percentile: float = 20.0) -> Calibration:
+        if len(levels) == 0:
+            raise ValueError("no audio to calibrate on")
+        f = np.percentile(levels, percentile, axis=0)
+        return Calibration(tuple(tuple(float(v) for v in row) for row in f))
+
+    def array(self) -> F64:
+        return np.asarray(self.floor, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """Speech attributed to one seat (channel), seconds from the stream start."""
+
+    channel: int
+    seat: Seat | None
+    start: float
+    end: float
+    snr_db: float  # loudest band over the floor
+    lead_db: float  # margin over the next channel (attribution confidence)
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+
+@dataclass
+class SeatActivity:
+    """Frame-wise own-speech per channel, and its utterances.
+
+    ``margin_db``: over the floor to be speech; ``xt_db``: how far below the loudest channel a
+    band may be and still be this channel's own voice (cross-talk at a table arrives ≥ 8 dB down).
+    """
+
+    levels: F64
+    calibration: Calibration
+    seats: Sequence[Seat | None]
+    margin_db: float = 12.0
+    xt_db: float = 5.0
+
+    def __post_init__(self) -> None:
+        snr = self.levels - self.calibration.array()[None, :, :]
+        self.snr = snr
+        loud = snr.max(axis=2, keepdims=True)
+        first = (snr > self.margin_db) & (snr >= loud - self.xt_db)
+        self.leak = self._leak(snr, first.sum(axis=1) >= 2)
+        # What each channel would show from the others' voices alone; more than that is its own.
+        c = snr.shape[2]
+        pred = np.full_like(snr, -np.inf)
+        for s in range(c):
+            for d in range(c):
+                if s != d:
+                    pred[:, :, d] = np.maximum(pred[:, :, d], snr[:, :, s] + self.leak[s, d])
+        self.pred = pred
+        own = (snr > self.margin_db) & (snr >= pred + XT_OVER_DB)
+        strong = own & (snr > self.margin_db + 6)
+        # (frames, channels): two bands agree, or one clearly (a voice low in treble)
+        self.own = (own.sum(axis=1) >= 2) | strong.any(axis=1)
+
+    def masked_s(self, channel: int, t0: float, t1: float) -> float:
+        """Seconds of [t0, t1) in which others' voices reach ``channel`` loudly enough to hide
+        a quieter voice of its own (cross-talk well over the speech margin)."""
+        a, b = max(0, int(t0 * SR) // HOP), max(0, int(t1 * SR) // HOP)
+        loud = self.pred[a:b, :, channel] > self.margin_db + 6
+        return float((loud.sum(axis=1) >= 2).sum() * HOP / SR)
+
+    def _leak(self, snr: F64, single: npt.NDArray[np.bool_]) -> F64:
+        """Cross-talk s → d in dB (of the levels over each floor), measured where s alone
+        speaks clearly; ``-xt_db`` where too little was heard to measure."""
+        c = snr.shape[2]
+        leak = np.full((c, c), -self.xt_db)
+        for s in range(c):
+            alone = single[:, s] & (single.sum(axis=1) == 1)
+            strong = snr[alone][:, :, s] > self.margin_db + 15  # (frames, bands)
+            if strong.sum() < 50:
+                continue
+            for d in range(c):
+                if d != s:
+                    diff = (snr[alone][:, :, d] - snr[alone][:, :, s])[strong]
+                    leak[s, d] = min(-3.0, float(np.percentile(diff, 90)))
+        return leak
+
+    def utterances(
+        self,
+        min_s: float = 0.1,
+        gap_s: float = 0.25,
+        audio: Audio | None = None,
+        core_s: float = 0.1,
+    ) -> list[Utterance]:
+        """Runs of own-speech frames, gaps under ``gap_s`` bridged, holding ``core_s`` of
+        unbroken speech (a voiced vowel; a tile's click is shorter); where two channels claim
+        the same stretch within 3 dB, ``audio`` lets GCC-PHAT keep the one that leads."""
+        out: list[Utterance] = []
+        gap = int(gap_s * SR / HOP)
+        for c in range(self.own.shape[1]):
+            for a, b in _runs(self.own[:, c], gap):
+                core = max((y - x for x, y in _runs(self.own[a:b, c], 0)), default=0)
+                if (b - a) * HOP / SR < min_s or core * HOP / SR < core_s:
+                    continue  # too short, or clicks (tiles laid) bridged into a run
+                seg = self.snr[a:b]
+                mine = seg[:, :, c].max(axis=1)
+                others = np.delete(seg, c, axis=2).max(axis=(1, 2)) if seg.shape[2] > 1 else None
+                lead = float(np.median(mine - others)) if others is not None else 99.0
+                out.append(
+                    Utterance(
+                        c,
+                        self.seats[c],
+                        round(frame_time(a) - HOP / 2 / SR, 3),
+                        round(frame_time(b - 1) + HOP / 2 / SR, 3),
+                        round(float(mine.max()), 1),
+                        round(lead, 1),
+                    )
+                )
+        if audio is not None:
+            out = _resolve_ties(out, audio)
+        return sorted(out, key=lambda u: u.start)
+
+
+def _runs(mask: npt.NDArray[np.bool_], gap: int) -> list[tuple[int, int]]:
+    idx = np.flatnonzero(mask)
+    if len(idx) == 0:
+        return []
+    runs: list[tuple[int, int]] = []
+    start = prev = int(idx[0])
+    for i in idx[1:]:
+        i = int(i)
+        if i - prev - 1 > gap:
+            runs.append((start, prev + 1))
+            start = i
+        prev = i
+    runs.append((start, prev + 1))
+    return runs
+
+
+def gcc_phat(sig: Audio, ref: Audio, max_lag: int) -> int:
+    """Delay of ``sig`` relative to ``ref`` in samples (positive: ``sig`` arrives later)."""
+    n = len(sig) + len(ref)
+    s = np.fft.rfft(sig, n) * np.conj(np.fft.rfft(ref, n))
+    cc = np.fft.irfft(s / (np.abs(s) + 1e-12), n)
+    cc = np.concatenate([cc[-max_lag:], cc[: max_lag + 1]])
+    return int(np.argmax(np.abs(cc))) - max_lag
+
+
+def _resolve_ties(utts: list[Utterance], audio: Audio) -> list[Utterance]:
+    """Overlapping utterances on two channels with < 3 dB between them: keep the one whose
+    channel the sound reaches first (the nearer mic)."""
+    drop: set[int] = set()
+    for i, u in enumerate(utts):
+        for j, v in enumerate(utts):
+            if j <= i or i in drop or j in drop or u.channel == v.channel:
+                continue
+            if (
+                not (u.start < v.end and v.start < u.end)
+                or abs(u.lead_db) > 3
+                or abs(v.lead_db) > 3
+            ):
+                continue
+            a, b = int(max(u.start, v.start) * SR), int(min(u.end, v.end) * SR)
+            if b - a < 800:
+                continue
+            lag = gcc_phat(audio[a:b, u.channel], audio[a:b, v.channel], max_lag=160)
+            if lag > 0:
+                drop.add(i)
+            elif lag < 0:
+                drop.add(j)
+    return [u for k, u in enumerate(utts) if k not in drop]
+
+
+SPEED_OF_SOUND = 343.0
+
+
+def seat_from_tdoa(
+    audio: Audio,
+    mic_xy: Sequence[tuple[float, float]],
+    seat_angles: dict[Seat, float] | None = None,
+) -> Seat:
+    """A mic array at the table centre: the direction of the voice from GCC-PHAT time
+    differences (least squares over mic pairs, far field), then the seat nearest that angle
+    (degrees; default E at 270° — the rig's camera view, S 0°, W 90°, N 180°)."""
+    angles = seat_angles or {"S": 0.0, "W": 90.0, "N": 180.0, "E": 270.0}
+    xy = np.asarray(mic_xy, dtype=np.float64)
+    rows, taus = [], []
+    span = float(np.max(np.linalg.norm(xy[:, None] - xy[None], axis=2)))
+    max_lag = int(np.ceil(span / SPEED_OF_SOUND * SR)) + 2
+    for i in range(len(xy)):
+        for j in range(i + 1, len(xy)):
+            lag = gcc_phat(audio[:, i], audio[:, j], max_lag)
+            rows.append(xy[j] - xy[i])  # arrival at i minus arrival at j = (xj - xi)·u / c
+            taus.append(lag / SR * SPEED_OF_SOUND)
+    u, *_ = np.linalg.lstsq(np.asarray(rows), np.asarray(taus), rcond=None)
+    angle = float(np.degrees(np.arctan2(u[1], u[0]))) % 360
+    return min(angles, key=lambda s: abs((angles[s] - angle + 180) % 360 - 180))

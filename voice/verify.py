@@ -1,0 +1,388 @@
+"""Claim verification (WMC-5.2, 5.5, 5.7): was the claim the core recorded spoken, by that seat,
+before the tiles were shown?
+
+The decision "spoken or not" rests on speech at the claimer's seat in the window from the
+discard (or draw) to the exposure — voice activity and seat attribution, which do not need the
+word spotter to be right. The spotter only names the word, scored over the words legal at that
+moment (after a discard: chow for the discarder's next player only, pung, kong, win; on one's
+own turn: kong, self-draw). A window where the claimer's mic is dead or drowned is uncertain:
+no alert, a note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from referee.events import (
+    Call,
+    CallKind,
+    Chow,
+    Discard,
+    Draw,
+    Event,
+    Kong,
+    KongKind,
+    Observation,
+    Payload,
+    Pung,
+    ReplacementDraw,
+    WinDeclared,
+)
+from voice.audio_io import SR, Audio
+from voice.detect import LAG
+from voice.encoder import STEP, SpeechEncoder
+from voice.events import WORDS, Seat, Word
+from voice.head import Head
+from voice.seats import SeatActivity, Utterance
+
+ClaimKind = Literal["chow", "pung", "kong", "win", "selfdraw"]
+NEXT: dict[str, str] = {"E": "S", "S": "W", "W": "N", "N": "E"}
+PRE_S = 0.3  # a call may start just before the discard lands
+POST_S = 0.4  # ... and run into the exposure (except a kong: WMC-5.5)
+MIN_SPEECH_S = 0.1
+
+
+class ClaimError(ValueError):
+    """A claim line that cannot be checked."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What the core recorded: ``t_discard`` is the discard claimed, or the draw before an
+    own-turn kong or self-drawn win (``own_turn``)."""
+
+    id: str
+    seat: Seat
+    kind: ClaimKind
+    t_discard: float
+    t_exposed: float
+    own_turn: bool = False
+    discarder: Seat | None = None
+
+    @staticmethod
+    def from_json(obj: Any) -> Claim:
+        if not isinstance(obj, dict):
+            raise ClaimError(f"a claim is a JSON object, got {obj!r}")
+        try:
+            seat = str(obj["seat"]).upper()
+            kind = str(obj["kind"])
+            t0 = float(obj["t_discard"] if "t_discard" in obj else obj["t_draw"])
+            t1 = float(obj["t_exposed"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ClaimError(
+                f"claim {obj.get('id')!r}: needs id, seat, kind, t_discard (or t_draw), "
+                f"t_exposed ({exc})"
+            ) from exc
+        if seat not in NEXT:
+            raise ClaimError(f"claim {obj.get('id')!r}: seat {seat!r} is not E, S, W or N")
+        if kind not in WORDS:
+            raise ClaimError(f"claim {obj.get('id')!r}: kind {kind!r} is not one of {WORDS}")
+        if t1 < t0:
+            raise ClaimError(f"claim {obj.get('id')!r}: t_exposed is before t_discard")
+        own = bool(obj.get("own_turn", "t_draw" in obj or kind == "selfdraw"))
+        disc = obj.get("discarder")
+        return Claim(
+            str(obj.get("id", "")),
+            seat,  # type: ignore[arg-type]
+            kind,
+            t0,
+            t1,
+            own,
+            str(disc).upper() if disc else None,  # type: ignore[arg-type]
+        )
+
+
+def legal_words(claim: Claim) -> tuple[Word, ...]:
+    """What could have been called at that moment (WMC-5.2, 5.4)."""
+    if claim.own_turn:
+        return ("kong", "selfdraw")
+    chow_ok = claim.discarder is None or NEXT[claim.discarder] == claim.seat
+    rest: tuple[Word, ...] = ("pung", "kong", "win")
+    return ("chow", *rest) if chow_ok else rest
+
+
+@dataclass(frozen=True)
+class Verdict:
+    id: str
+    seat: Seat
+    kind: ClaimKind
+    spoken: bool | None
+    word: Word | None = None
+    conf: float | None = None
+    onset: float | None = None  # seconds from the stream start
+    seat_heard: Seat | None = None
+    rule: str | None = None  # WMC-5.2 / 5.5 when unspoken
+    reason: str = ""
+    clip: str = ""
+    scores: dict[str, float] = field(default_factory=dict)
+    # other seats heard in the window, for the WMC-5.7 priority check: (seat, onset, word)
+    others: tuple[tuple[Seat | None, float, Word | None], ...] = ()
+    t_exposed: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "spoken": self.spoken,
+            "word": self.word,
+            "conf": None if self.conf is None else round(self.conf, 3),
+            "onset": None if self.onset is None else round(self.onset, 2),
+            "before_exposure_s": None
+            if self.onset is None
+            else round(self.t_exposed - self.onset, 2),
+            "seat_heard": self.seat_heard,
+            "rule": self.rule,
+            "reason": self.reason,
+            "clip": self.clip,
+            "others": [{"seat": s, "onset": round(t, 2), "word": w} for s, t, w in self.others],
+        }
+
+
+@dataclass
+class Spotter:
+    """The word spotter, scored over a restricted word list."""
+
+    head: Head
+    encoder: SpeechEncoder
+
+    def scores(self, mono: Audio, end: int) -> dict[Word, float]:
+        ends = [e for e in (end + LAG, end + LAG + STEP) if e <= len(mono)] or [len(mono)]
+        probs = self.head.probs(self.encoder.at(mono, ends)).max(axis=0)
+        per_word = probs[1:].reshape(4, 5).sum(axis=0)
+        return {w: float(min(1.0, per_word[i])) for i, w in enumerate(WORDS)}
+
+
+class ClaimVerifier:
+    """Checks claims against one recording's (or the live ring buffer's) audio.
+
+    ``audio`` None: no audio input is configured — every answer is uncertain and says why.
+    """
+
+    def __init__(
+        self,
+        audio: Audio | None,
+        activity: SeatActivity | None,
+        seats: Sequence[Seat | None],
+        *,
+        spotter: Spotter | None = None,
+        name: str = "audio",
+    ) -> None:
+        self.audio = audio
+        self.activity = activity
+        self.seats = list(seats)
+        self.spotter = spotter
+        self.name = name
+        self.utterances: list[Utterance] = (
+            activity.utterances(audio=audio) if activity is not None and audio is not None else []
+        )
+
+    def verify(self, claim: Claim) -> Verdict:
+        if self.audio is None or self.activity is None:
+            return _verdict(claim, spoken=None, reason="no audio input configured: not checked")
+        if claim.seat not in self.seats:
+            if self.seats == [None]:
+                return self._one_mic(claim)
+            return _verdict(claim, spoken=None, reason=f"no microphone for seat {claim.seat}")
+        t0 = claim.t_discard - PRE_S
+        t1 = claim.t_exposed + (0.0 if claim.kind == "kong" else POST_S)
+        clip = _clip(self.name, t0, claim.t_exposed + 1.0)
+        in_win = [u for u in self.utterances if t0 <= u.start <= t1 or (u.start < t0 < u.end - 0.2)]
+        mine = [u for u in in_win if u.seat == claim.seat and u.duration >= MIN_SPEECH_S]
+        others = tuple(
+            (u.seat, u.start, self._other_word(claim, u)) for u in in_win if u.seat != claim.seat
+        )
+        if mine:
+            u = min(mine, key=lambda u: u.start)
+            word, conf, scores = self._word(claim, u)
+            return _verdict(
+                claim,
+                spoken=True,
+                word=word,
+                conf=conf,
+                onset=u.start,
+                seat_heard=claim.seat,
+                reason="speech at the claimer's seat",
+                clip=clip,
+                scores=scores,
+                others=others,
+            )
+        if claim.kind == "kong":
+            late = [
+                u
+                for u in self.utterances
+                if u.seat == claim.seat and claim.t_exposed < u.start <= claim.t_exposed + POST_S
+            ]
+            if late:
+                return _verdict(
+                    claim,
+                    spoken=False,
+                    onset=late[0].start,
+                    seat_heard=claim.seat,
+                    rule="WMC-5.5",
+                    reason="kong said only after the tiles were shown",
+                    clip=clip,
+                    others=others,
+                )
+        doubt = self._doubt(claim, t0, t1)
+        if doubt:
+            return _verdict(claim, spoken=None, reason=doubt, clip=clip, others=others)
+        rule = "WMC-5.5" if claim.kind == "kong" else "WMC-5.2"
+        heard = others[0][0] if others else None
+        return _verdict(
+            claim,
+            spoken=False,
+            seat_heard=heard,
+            rule=rule,
+            reason="no speech at the claimer's seat between the discard and the exposure",
+            clip=clip,
+            others=others,
+        )
+
+    def _one_mic(self, claim: Claim) -> Verdict:
+        """One microphone: speech in the window is taken as the claimer's (one mic cannot tell
+        the seat; ``seat_heard`` stays None)."""
+        assert self.activity is not None
+        t0, t1 = claim.t_discard - PRE_S, claim.t_exposed + POST_S
+        heard = [u for u in self.utterances if t0 <= u.start <= t1 and u.duration >= MIN_SPEECH_S]
+        clip = _clip(self.name, t0, claim.t_exposed + 1.0)
+        if not heard:
+            doubt = self._doubt(claim, t0, t1, channel=0)
+            if doubt:
+                return _verdict(claim, spoken=None, reason=doubt, clip=clip)
+            rule = "WMC-5.5" if claim.kind == "kong" else "WMC-5.2"
+            return _verdict(
+                claim, spoken=False, rule=rule, reason="no speech in the window", clip=clip
+            )
+        word, conf, scores = self._word(claim, heard[0])
+        return _verdict(
+            claim,
+            spoken=True,
+            word=word,
+            conf=conf,
+            onset=heard[0].start,
+            seat_heard=None,
+            reason="speech in the window (one microphone: seat not heard)",
+            clip=clip,
+            scores=scores,
+        )
+
+    def _word(
+        self, claim: Claim, u: Utterance
+    ) -> tuple[Word | None, float | None, dict[str, float]]:
+        if self.spotter is None or self.audio is None:
+            return None, None, {}
+        mono = self.audio[:, u.channel]
+        lo = max(0, int(u.start * SR) - 3 * SR)
+        hi = min(len(mono), int(u.end * SR) + SR)
+        s = self.spotter.scores(mono[lo:hi], int(u.end * SR) - lo)
+        legal = {w: s[w] for w in legal_words(claim)}
+        best = max(legal, key=lambda w: legal[w])
+        return best, legal[best], {w: round(v, 3) for w, v in legal.items()}
+
+    def _other_word(self, claim: Claim, u: Utterance) -> Word | None:
+        """Another seat's word on the same discard (its own legal words: no chow for it unless
+        it is the discarder's next player)."""
+        if u.seat is None or u.seat == claim.discarder:
+            return None
+        other = Claim(
+            claim.id,
+            u.seat,
+            "pung",
+            claim.t_discard,
+            claim.t_exposed,
+            claim.own_turn,
+            claim.discarder,
+        )
+        return self._word(other, u)[0]
+
+    def _doubt(self, claim: Claim, t0: float, t1: float, channel: int | None = None) -> str:
+        """Why silence at the seat cannot be trusted, or ''."""
+        assert self.activity is not None and self.audio is not None
+        c = self.seats.index(claim.seat) if channel is None else channel
+        a, b = int(max(0.0, t0) * SR), int(min(t1, len(self.audio) / SR) * SR)
+        if b <= a:
+            return "the window is outside the recording"
+        seg = self.audio[a:b, c].astype(np.float64)
+        if float(np.abs(seg).max()) >= 0.999:
+            return "the claimer's microphone clipped in the window"
+        if float(np.sqrt(np.mean(seg**2))) < 1e-5:
+            return "the claimer's microphone is silent (unplugged or muted?)"
+        fa, fb = a // 320, max(a // 320 + 1, b // 320)
+        snr = self.activity.snr[fa:fb, :, c]
+        if len(snr) and float(np.median(snr.max(axis=1))) > 15.0:
+            return "the window is drowned in noise at the claimer's microphone"
+        if len(self.seats) > 1 and self.activity.masked_s(c, t0, t1) >= 0.2:
+            return "another seat's voice covers the claimer's microphone in the window"
+        return ""
+
+
+def _verdict(claim: Claim, spoken: bool | None, **kw: Any) -> Verdict:
+    return Verdict(claim.id, claim.seat, claim.kind, spoken, t_exposed=claim.t_exposed, **kw)
+
+
+def _clip(name: str, t0: float, t1: float) -> str:
+    return f"{name}#t={max(0.0, t0):.2f},{t1:.2f}"
+
+
+def to_events(v: Verdict) -> list[Payload]:
+    """What the core consumes, logged before the exposure (source ``voice``, evidence the clip):
+    always an ``observation`` (sensor voice, kind ``claim_check``) — the record's note; then a
+    ``call`` when the claim was heard, or when unsure (benefit of the doubt: no alert). An
+    unspoken claim gets no ``call``, so the core raises WMC-5.2 (5.5 for an added kong) at the
+    exposure; the observation carries the clip."""
+    data = v.to_json() | {"seat": v.seat, "kind": v.kind}
+    out: list[Payload] = [Observation(sensor="voice", kind="claim_check", data=data)]
+    if v.spoken is not False:
+        call = CallKind.WIN if v.kind == "selfdraw" else CallKind(v.kind)
+        out.append(Call.model_validate({"seat": v.seat, "call": call}))
+    return out
+
+
+def claims_from_events(events: Sequence[Event]) -> list[Claim]:
+    """The claims, kongs and wins in a core log, with their windows: from the discard claimed
+    (or the claimer's own draw, for a concealed or added kong and a self-drawn win) to the
+    exposure. ``id`` is the exposure's seq."""
+    out: list[Claim] = []
+    last_discard: tuple[str, float] | None = None
+    last_draw: tuple[str, float] | None = None
+    own_turn = False  # the last tile moved was a draw (own turn) rather than a discard
+    for ev in events:
+        p = ev.payload
+        seat = getattr(p, "seat", None)
+        name = seat.name if seat is not None else None
+        if isinstance(p, Discard):
+            last_discard, own_turn = (p.seat.name, ev.ts), False
+        elif isinstance(p, (Draw, ReplacementDraw)):
+            last_draw, own_turn = (p.seat.name, ev.ts), True
+        elif isinstance(p, (Chow, Pung)) and last_discard is not None:
+            kind: ClaimKind = "chow" if isinstance(p, Chow) else "pung"
+            out.append(_claim(ev, name, kind, last_discard, False))
+        elif isinstance(p, Kong):
+            if p.kind is KongKind.EXPOSED and last_discard is not None:
+                out.append(_claim(ev, name, "kong", last_discard, False))
+            elif last_draw is not None:
+                out.append(_claim(ev, name, "kong", last_draw, True))
+            last_discard = (p.seat.name, ev.ts)  # an added kong may be robbed
+        elif isinstance(p, WinDeclared):
+            if own_turn and last_draw is not None and last_draw[0] == name:
+                out.append(_claim(ev, name, "selfdraw", last_draw, True))
+            elif last_discard is not None:
+                out.append(_claim(ev, name, "win", last_discard, False))
+    return out
+
+
+def _claim(
+    ev: Event, seat: str | None, kind: ClaimKind, before: tuple[str, float], own: bool
+) -> Claim:
+    return Claim(
+        str(ev.seq),
+        seat,  # type: ignore[arg-type]
+        kind,
+        before[1],
+        ev.ts,
+        own,
+        None if own else before[0],  # type: ignore[arg-type]
+    )
