@@ -3,20 +3,14 @@ CI exercises the reader and the replay without atheris (tests/referee/fuzz/fuzz_
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from fuzz_targets import load
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-HERE = Path(__file__).resolve().parent / "fuzz"
-_spec = importlib.util.spec_from_file_location("fuzz_log", HERE / "fuzz_log.py")
-assert _spec is not None and _spec.loader is not None
-fuzz_log = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fuzz_log)
-
-SEEDS = sorted((HERE / "corpus").iterdir())
+fuzz_log, SEEDS = load(Path(__file__).resolve().parent / "fuzz", "fuzz_log")
 
 
 def test_corpus_is_present() -> None:

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from fuzz_targets import load
 
-HERE = Path(__file__).resolve().parent / "fuzz"
-_spec = importlib.util.spec_from_file_location("fuzz_frames", HERE / "fuzz_frames.py")
-assert _spec is not None and _spec.loader is not None
-fuzz_frames = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fuzz_frames)
-
-SEEDS = sorted((HERE / "corpus").iterdir())
+fuzz_frames, SEEDS = load(Path(__file__).resolve().parent / "fuzz", "fuzz_frames")
 
 
 def test_corpus_is_present() -> None:
