@@ -301,3 +301,30 @@ def test_acl_on_a_real_broker(broker: int) -> None:
     finally:
         for client in (dash, rig, other):
             client.close()
+
+
+def test_a_rig_logs_in_to_the_kit_broker_with_its_url(broker: int) -> None:
+    """The rig's own bus gives the login of ``mqtt://T01:pw@HOST:PORT``: the kit's broker,
+    which refuses anonymous clients, takes it and lets it write its own table."""
+    import asyncio
+
+    from rig.bus.mqtt import MqttBus
+
+    dash = Client(broker, "dashboard", "mjref/v1/#")
+
+    async def publish() -> str:
+        bus = MqttBus(f"mqtt://T01:pw@127.0.0.1:{broker}", "hall1", timeout=5.0)
+        await bus.start()
+        try:
+            assert await bus.wait_connected(10), "the broker refused the rig's login"
+            await bus.publish_event("T01", {"seq": 0})
+            return bus.url
+        finally:
+            await bus.close()
+
+    try:
+        shown = asyncio.run(publish())
+        assert dash.next() == "mjref/v1/hall1/T01/events"
+        assert "pw" not in shown and "T01:***@" in shown  # never the password in logs
+    finally:
+        dash.close()

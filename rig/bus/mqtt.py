@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import aiomqtt
 
@@ -23,19 +23,39 @@ _client_log.setLevel(logging.ERROR)  # not aiomqtt's "N pending publish calls": 
 DEFAULT_PORT = 1883
 
 
+def credentials(url: str) -> tuple[str | None, str | None]:
+    """The user and password of ``mqtt://USER:PASSWORD@HOST[:PORT]`` (a venue broker that
+    gives each rig its own login, hardware/mosquitto), or (None, None)."""
+    parts = urlsplit(url if "://" in url else f"mqtt://{url}")
+    return (unquote(parts.username) if parts.username is not None else None), (
+        unquote(parts.password) if parts.password is not None else None
+    )
+
+
+def redacted(url: str) -> str:
+    """The address as logs and errors may show it: never the password."""
+    parts = urlsplit(url if "://" in url else f"mqtt://{url}")
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+
+
 def parse_url(url: str) -> tuple[str, int]:
-    """``mqtt://host[:port]`` → (host, port); a ValueError names the expected form."""
+    """``mqtt://[USER:PASSWORD@]host[:port]`` → (host, port); a ValueError names the expected
+    form (the credentials: :func:`credentials`)."""
+    shown = redacted(url)
     parts = urlsplit(url if "://" in url else f"mqtt://{url}")
     if parts.scheme not in ("mqtt", "tcp") or not parts.hostname:
-        raise ValueError(f"{url!r} is not an MQTT address; expected mqtt://HOST[:PORT]")
+        raise ValueError(f"{shown!r} is not an MQTT address; expected mqtt://HOST[:PORT]")
     try:
         port = parts.port or DEFAULT_PORT
     except ValueError:
-        raise ValueError(f"{url!r}: the port is no number; expected mqtt://HOST[:PORT]") from None
+        raise ValueError(f"{shown!r}: the port is no number; expected mqtt://HOST[:PORT]") from None
     try:
         parts.hostname.encode("idna")
     except UnicodeError:
-        raise ValueError(f"{url!r}: not a host name; expected mqtt://HOST[:PORT]") from None
+        raise ValueError(f"{shown!r}: not a host name; expected mqtt://HOST[:PORT]") from None
     return parts.hostname, port
 
 
@@ -50,8 +70,9 @@ class MqttBus(Bus):
         backoff: tuple[float, float] = (0.05, 2.0),
     ) -> None:
         super().__init__(venue)
-        self.url = url
+        self.url = redacted(url)  # shown in logs and errors
         self.host, self.port = parse_url(url)
+        self._username, self._password = credentials(url)
         self.connected = asyncio.Event()
         self.connects = 0
         self._will = will
@@ -113,6 +134,8 @@ class MqttBus(Bus):
                 async with aiomqtt.Client(
                     self.host,
                     self.port,
+                    username=self._username,
+                    password=self._password,
                     will=will,
                     timeout=self._timeout,
                     keepalive=10,
