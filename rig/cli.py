@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.camera_cli",
     "rig.rig_cli",
     "rig.bus_cli",
+    "rig.review_cli",
     "dashboard.cli",
 )
 

@@ -103,6 +103,10 @@ def walk(events: Sequence[Event]) -> Walked:
             assert isinstance(ev.payload, Call)
             calls[ev.payload.seat] = ev.payload.call
         elif ev.type in _ACTS and not exchange:
+            if ev.type in ("chow", "pung") and before[1] is None:
+                out.notes.append(f"seq {ev.seq}: a claim with no discard left to take; left out")
+                calls = {}
+                continue
             act = _act(ev, before, hand)
             act.after_kong = bool(cur.acts) and cur.acts[-1].kind == "kong"
             if act.kind in ("draw", "discard") and calls:

@@ -1,0 +1,115 @@
+"""Re-deriving a recorded game: its video through other models, then fusion and the engine.
+
+A camera log (``mjref vision run --events-out``) holds the setup that other sources gave (the
+session, the wall, the deal), the camera's observations, and the game events fusion drew from
+them, each citing its observation. Re-deriving runs the recording again — the same frames on
+the same clock (the video starts at the deal, as ``vision run`` has it) — through the models of
+another folder, feeds fusion and the engine as the rig would, and compares the new record with
+the old one event by event (``referee.review.diff``). The same models give the same record, so
+any difference is the models' (or the rules') doing, not chance.
+
+The log names no file of its own, so the recording is the ``--video`` given or, beside the log,
+the video of the same name (``game.jsonl`` → ``game.mp4``), else the only video in its folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.events import Event, Source
+from referee.fusion import Fusion, FusionAlert
+from referee.review.diff import Rederived, compare
+from vision.calibrate import Calibration, CalibrationError
+from vision.camera import TableReader
+from vision.camera_eval import engine_from, run_frames
+from vision.capture import CaptureError, read_file
+from vision.detect import TileRecognizer
+from vision.onnx_model import ModelError
+
+VIDEO_SUFFIXES = (".mp4", ".mkv", ".avi", ".mov")
+
+
+class RederiveError(Exception):
+    """One line on what is missing or wrong (no video, no models, no camera log)."""
+
+
+@dataclass
+class Report:
+    events: list[Event]  # the re-derived log
+    diff: Rederived
+    alerts: list[FusionAlert] = field(default_factory=list)  # fusion's, of the new run
+
+
+def find_video(log: Path, video: Path | None = None) -> Path:
+    """The recording of a camera log: ``video``, else the one beside the log (see above)."""
+    if video is not None:
+        if not video.is_file():
+            raise RederiveError(f"{video}: no such video file")
+        return video
+    for suffix in VIDEO_SUFFIXES:
+        beside = log.with_suffix(suffix)
+        if beside.is_file():
+            return beside
+    folder = log.parent
+    videos = sorted(p for p in folder.iterdir() if p.suffix.lower() in VIDEO_SUFFIXES)
+    if len(videos) == 1:
+        return videos[0]
+    tried = ", ".join(log.with_suffix(s).name for s in VIDEO_SUFFIXES)
+    found = f"{len(videos)} videos there" if videos else "no video there"
+    raise RederiveError(
+        f"{log}: no recording found beside it (looked for {tried}; {found}); name it with --video"
+    )
+
+
+def rederive(
+    events: Sequence[Event],
+    log: Path,
+    models: Path,
+    *,
+    video: Path | None = None,
+    calibration: Path | None = None,
+) -> Report:
+    """Re-run the recording of ``events`` (a camera log read from ``log``) with ``models``."""
+    if not any(e.source is Source.VISION for e in events):
+        raise RederiveError(
+            f"{log}: no camera event in it; expected the log `mjref vision run --events-out` "
+            "writes (the events cite the camera's observations)"
+        )
+    deal = next((i for i, e in enumerate(events) if e.type == "deal"), None)
+    if deal is None:
+        raise RederiveError(f"{log}: no deal; the camera's record starts at the deal")
+    setup = list(events[: deal + 1])
+    others = [e for e in events[deal + 1 :] if e.source is not Source.VISION]
+    path = find_video(log, video)
+    if not models.is_dir():
+        raise RederiveError(f"--models {models}: not a folder (expected one like models/)")
+    try:
+        recognizer = TileRecognizer(models, threads=1)
+        cal = Calibration.load(calibration) if calibration else None
+    except (ModelError, CalibrationError) as exc:
+        raise RederiveError(str(exc)) from None
+    table, seq = engine_from(setup)
+    fusion = Fusion(table, seq)
+    followed: list[Event] = []
+
+    def follow(until: float) -> None:
+        """Events of the other sources, in their time, numbered on in the new record."""
+        while others and others[0].ts <= until:
+            ev = others.pop(0).model_copy(update={"seq": fusion.next_seq})
+            fusion.follow(ev)
+            followed.append(ev)
+
+    try:
+        run_frames(
+            read_file(path, setup[-1].ts),
+            TableReader(recognizer, cal),
+            fusion,
+            on_frame=lambda _n, t, _f: follow(t),
+        )
+    except CaptureError as exc:
+        raise RederiveError(str(exc)) from None
+    follow(float("inf"))
+    new = sorted([*setup, *fusion.events, *followed], key=lambda e: e.seq)
+    return Report(new, compare(events, new), list(fusion.alerts))
