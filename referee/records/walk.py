@@ -96,7 +96,7 @@ def walk(events: Sequence[Event]) -> Walked:
         elif ev.type == "deal":
             exchange = True
             dealt = ev.payload.hands  # type: ignore[attr-defined]
-            cur.first_draw = dealt[Wind.E][-1] if dealt is not None else hand.drawn
+            cur.first_draw = dealt[Wind.E][-1] if Wind.E in (dealt or {}) else hand.drawn
             if dealt is not None:  # the deal as written (its order kept, East's 14th last)
                 cur.hands = {w: list(tiles) for w, tiles in dealt.items()}
         elif ev.type == "call":

@@ -3,9 +3,10 @@
 mjai (the protocol of the Mortal / mjai.app family of riichi bots and reviewers) is riichi: 136
 tiles, four fixed players (actors 0–3), and a game of kyoku. What maps:
 
-- ``start_game`` ``names``: our players by venue place (actor = place 0–3, venue E S W N);
+- ``start_game`` ``names``: our players by venue place in the first hand (actor 0–3, venue
+  E S W N; the same person all game, though a seat draw after a round moves him, WMC-8.2);
 - each hand → ``start_kyoku``: ``bakaze`` = the prevalent wind (WMC has none: ``E``), ``kyoku``
-  = the hand's number in its round (1–4), ``oya`` = the dealer's place, ``tehais`` = each
+  = the hand's number in its round (1–4), ``oya`` = the dealer, ``tehais`` = each
   actor's 13 dealt tiles (the dealer's 14th tile is his first ``tsumo``), ``scores`` = the
   running totals before the hand; ``honba`` / ``kyotaku`` are 0 (no counters or riichi sticks);
 - ``tsumo`` (a draw or a kong's replacement), ``dahai`` (with ``tsumogiri`` when the tile just
@@ -62,18 +63,12 @@ def to_mjai(
         )
     notes = list(walked.notes)
     notes.append("dora_marker omitted: WMC and MCR have no dora")
-    names = list(walked.hands[0].players) if walked.hands else []
-    places: list[str] = []
-    if walked.hands:  # venue places from the first hand's seats (place = dealer + seat)
-        first = walked.hands[0]
-        places = [""] * 4
-        for seat in Wind:
-            places[(first.dealer_place + seat) % 4] = first.players[seat]
-    out: list[dict[str, Any]] = [{"type": "start_game", "names": places or names}]
+    names = _names(walked.hands)
+    out: list[dict[str, Any]] = [{"type": "start_game", "names": names}]
     scores = [0, 0, 0, 0]
     flowers = 0
     for hand in walked.hands:
-        body, deltas, dropped = _kyoku(hand, scores)
+        body, deltas, dropped = _kyoku(hand, scores, names)
         flowers += dropped
         scores = [s + d for s, d in zip(scores, deltas, strict=True)]
         problem = _unplayable(body)
@@ -107,19 +102,30 @@ def _unplayable(kyoku: list[dict[str, Any]]) -> str:
     return ""
 
 
-def _actor(hand: HandLog, seat: Wind) -> int:
-    return (hand.dealer_place + seat) % 4
+def _names(hands: list[HandLog]) -> list[str]:
+    """The players by venue place in the first hand: actor 0–3 (the same person all game,
+    though a new seat draw after a round moves him, WMC-8.2)."""
+    if not hands:
+        return []
+    first = hands[0]
+    names = [""] * 4
+    for seat in Wind:
+        names[(first.dealer_place + seat) % 4] = first.players[seat]
+    return names
 
 
-def _kyoku(hand: HandLog, scores: list[int]) -> tuple[list[dict[str, Any]], list[int], int]:
+def _kyoku(
+    hand: HandLog, scores: list[int], names: list[str]
+) -> tuple[list[dict[str, Any]], list[int], int]:
     """One hand's events, its deltas by actor, and how many flowers were dropped."""
+    actors = {seat: names.index(hand.players[seat]) for seat in Wind}
     tehais: list[list[str]] = [[] for _ in range(4)]
     first = tile_name(hand.first_draw) if hand.first_draw is not None else None
     for seat in Wind:
         tiles = [tile_name(t) for t in hand.hands.get(seat, [])]
         if seat is Wind.E and first is not None and first in tiles:
             tiles.remove(first)  # the dealer's 14th tile is his first draw
-        tehais[_actor(hand, seat)] = tiles
+        tehais[actors[seat]] = tiles
     out: list[dict[str, Any]] = [
         {
             "type": "start_kyoku",
@@ -127,13 +133,13 @@ def _kyoku(hand: HandLog, scores: list[int]) -> tuple[list[dict[str, Any]], list
             "kyoku": hand.number % 4 + 1,
             "honba": 0,
             "kyotaku": 0,
-            "oya": hand.dealer_place,
+            "oya": actors[Wind.E],
             "scores": list(scores),
             "tehais": tehais,
         }
     ]
     if first is not None:
-        out.append({"type": "tsumo", "actor": _actor(hand, Wind.E), "pai": first})
+        out.append({"type": "tsumo", "actor": actors[Wind.E], "pai": first})
     dropped = 0
     flower_pending = False
     for act in hand.acts:
@@ -144,17 +150,17 @@ def _kyoku(hand: HandLog, scores: list[int]) -> tuple[list[dict[str, Any]], list
         if act.kind == "replacement_draw" and flower_pending:
             flower_pending = False
             last = out[-1]
-            if last.get("type") == "tsumo" and last.get("actor") == _actor(hand, act.seat):
+            if last.get("type") == "tsumo" and last.get("actor") == actors[act.seat]:
                 last["pai"] = tile_name(act.tile)  # the flower's draw becomes the replacement
                 continue
-        event = _act(hand, act, out)
+        event = _act(act, actors, out)
         if event is not None:
             out.append(event)
     deltas = [0, 0, 0, 0]
     result = hand.result
     if result is not None:
         for seat, d in result.deltas.items():
-            deltas[_actor(hand, seat)] += d
+            deltas[actors[seat]] += d
     after = [s + d for s, d in zip(scores, deltas, strict=True)]
     won = any(e["type"] == "hora" for e in out)
     if won:
@@ -167,10 +173,10 @@ def _kyoku(hand: HandLog, scores: list[int]) -> tuple[list[dict[str, Any]], list
     return out, deltas, dropped
 
 
-def _act(hand: HandLog, act: Act, before: list[dict[str, Any]]) -> dict[str, Any] | None:
-    actor = _actor(hand, act.seat)
+def _act(act: Act, actors: dict[Wind, int], before: list[dict[str, Any]]) -> dict[str, Any] | None:
+    actor = actors[act.seat]
     pai = tile_name(act.tile) if act.tile >= 0 else None
-    target = _actor(hand, act.source) if act.source is not None else actor
+    target = actors[act.source] if act.source is not None else actor
     if act.kind in ("draw", "replacement_draw"):
         return {"type": "tsumo", "actor": actor, "pai": pai}
     if act.kind == "discard":
