@@ -28,6 +28,7 @@ from dashboard.routers import (
     exports,
     health,
     pages,
+    review,
     rigs,
     session,
     sheets,
@@ -126,6 +127,7 @@ def create_app(
         audit,
         exports,
         rigs,
+        review,
         ws,
         pages,
     ):

@@ -54,7 +54,7 @@
         if (view === "table") {
           const id = decodeURIComponent(location.pathname.split("/")[2] || "");
           if ((msg.tables || [msg.table_id]).includes(id)) reload();
-        } else if (view !== "audit") reload();
+        } else if (view !== "audit" && view !== "review") reload(); // review keeps its place
       }
     };
   }
