@@ -5,60 +5,19 @@ sheet and the standings, a dismissal with a reason is in the audit, a viewer can
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from dashkit import PASSWORD, LiveServer, prepare
+from browser_kit import browser, login, shot  # noqa: F401  (browser: the fixture)
+from dashkit import LiveServer, prepare
 
 from dashboard.simrig import game
 
 pytestmark = pytest.mark.slow
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-def login(browser: Any, url: str, name: str) -> Any:
-    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    page.goto(f"{url}/login")
-    page.fill('input[name="name"]', name)
-    page.fill('input[name="password"]', PASSWORD)
-    page.click('button[type="submit"]')
-    page.wait_for_url(f"{url}/")
-    return page
-
-
-def shot(page: Any, name: str) -> None:
-    where = os.environ.get("MJREF_SCREENSHOTS")
-    if where:
-        Path(where).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(where) / f"dashboard-{name}.png"))
-
-
-def test_referee_flow_in_a_real_browser(browser: Any, tmp_path: Path) -> None:
+def test_referee_flow_in_a_real_browser(browser: Any, tmp_path: Path) -> None:  # noqa: F811
     settings = prepare(None, tmp_path / "data")
     with LiveServer(settings) as srv:
         t1 = srv.rig("T1", game("T1", "S1", seed=3, hands=8))
