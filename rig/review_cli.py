@@ -164,8 +164,14 @@ def run_rederive(args: argparse.Namespace) -> int:
             args.events_out.write_text("".join(e.to_json() + "\n" for e in report.events))
         except OSError as exc:
             return _fail(f"{args.events_out}: cannot write ({exc.strerror})")
+    alerts = [
+        {"rule": a.rule, "ts": a.ts, "message": a.message, "evidence": list(a.evidence)}
+        for a in report.alerts
+    ]
     if args.json:
-        print(json.dumps(report.diff.to_json(), ensure_ascii=False))
+        print(json.dumps(report.diff.to_json() | {"alerts": alerts}, ensure_ascii=False))
     else:
         print(report.diff.text())
-    return 1 if report.diff.differences else 0
+        for a in alerts:  # what the new reading could not record (it explains a `missing`)
+            print(f"alert {a['rule']} at {a['ts']:.1f} s: {a['message']}")
+    return 1 if report.diff.differences or report.diff.hands else 0

@@ -68,15 +68,18 @@ def text_record(events: Sequence[Event]) -> str:
                 lines.append("         → proposed: " + _proposal(d.payload))
         for result in st.results[hands_before:]:
             lines += _result(result.to_dict())
-            totals = duty.totals()
-            lines.append("  Totals: " + "  ".join(f"{p} {totals.get(p, 0):+d}" for p in st.players))
+            lines.append("  Totals: " + _totals(duty))
     lines.append("")
-    totals = duty.totals()
     lines.append(
         f"Final totals after {duty.state.hands_played} hand(s) (confirmed penalties and "
-        "corrections included): " + "  ".join(f"{p} {totals.get(p, 0):+d}" for p in st.players)
+        "corrections included): " + _totals(duty)
     )
     return "\n".join(lines) + "\n"
+
+
+def _totals(duty: RefereeTable) -> str:
+    totals = duty.totals()
+    return "  ".join(f"{p} {totals.get(p, 0):+d}" for p in duty.state.players)
 
 
 def _who(st: TableState, seat: Any) -> str:
