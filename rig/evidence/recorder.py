@@ -53,6 +53,7 @@ class Recorder:
         self.stills_dir = base / "stills"
         self._video_lock = threading.Lock()
         self._audio_lock = threading.Lock()
+        self.last_frame: float | None = None  # session time of the last frame recorded
 
     def _done(self, kind: str, start: float, end: float, path: Path) -> None:
         self.ring.add(kind, start, end, path)
@@ -62,6 +63,12 @@ class Recorder:
     def record_frame(self, ts: float, bgr: np.ndarray) -> None:
         with self._video_lock:
             self.video.write(ts, bgr)
+            self.last_frame = ts
+
+    def video_done(self) -> None:
+        """The camera stopped: finish its open segment (it can be served)."""
+        with self._video_lock:
+            self.video.close()
 
     def record_audio(self, ts: float, samples: np.ndarray, rate: int) -> None:
         with self._audio_lock:
