@@ -25,6 +25,7 @@ from dashboard.metrics import DashMetrics
 from dashboard.routers import (
     alerts,
     audit,
+    clips,
     exports,
     health,
     pages,
@@ -121,6 +122,7 @@ def create_app(
         session,
         tables,
         alerts,
+        clips,
         sheets,
         standings,
         audit,

@@ -206,17 +206,18 @@ class CameraFileInput(Input):
 
 @dataclass(frozen=True)
 class AudioRecording:
-    """The voice worker also writes its audio as FLAC segments into ``dir`` (session time
-    from ``now()`` at its start); each finished one is handed to ``on_segment`` (the ring)."""
+    """The voice worker also writes its audio as FLAC segments into ``dir``, audio time 0 at
+    session time ``now()`` when it is started (``VoiceInput.audio_t0``: a call heard at audio
+    time a was said at session time ``audio_t0 + a``); each finished segment is handed to
+    ``on_segment`` (the ring)."""
 
     dir: Path
     segment_s: float
     now: Callable[[], float]
     on_segment: Callable[[str, float, float, Path], None]
 
-    def argv(self) -> list[str]:
-        t0 = f"{self.now():.3f}"
-        return ["--record", str(self.dir), "--t0", t0, "--segment-s", str(self.segment_s)]
+    def argv(self, t0: float) -> list[str]:
+        return ["--record", str(self.dir), "--t0", f"{t0:.3f}", "--segment-s", str(self.segment_s)]
 
 
 class VoiceInput(Input):
@@ -235,9 +236,13 @@ class VoiceInput(Input):
         self.silent_after = silent_after
         self.heard_until = heard_until  # calls up to this audio time were logged (a restart)
         self.recording = recording
+        self.audio_t0 = 0.0  # the session time of the worker's audio time 0 (when recording)
 
     async def run(self, sink: Sink) -> None:
-        record = self.recording.argv() if self.recording is not None else []
+        record: list[str] = []
+        if self.recording is not None:
+            self.audio_t0 = self.recording.now()
+            record = self.recording.argv(self.audio_t0)
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from referee.evidence import still
 from rig.evidence.media import AudioWriter, VideoWriter, audio_clip, video_clip, write_still
 from rig.evidence.ring import Budget, Ring, Segment, describe
 
@@ -78,7 +79,7 @@ class Recorder:
         """Keep the rectified table at ``ts``; the evidence string that cites it."""
         path = write_still(self.stills_dir, ts, rgb)
         self.ring.add("still", ts, ts, path)
-        return f"still:{ts:.2f}"
+        return still(ts)
 
     def index_file(self, kind: str, start: float, end: float, path: Path) -> None:
         """A segment another process wrote under the ring's folder (the voice worker's)."""
