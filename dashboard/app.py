@@ -103,6 +103,8 @@ def create_app(
         try:
             yield
         finally:
+            for task in set(svc.background):  # clips still being kept: the next decision's
+                task.cancel()
             await ingest.stop()
             await hub.stop()
             await the_bus.close()

@@ -200,6 +200,19 @@ async def get_clip(svc: Services, table_id: str, session_id: str, ref: ClipRef) 
     return await fetch(base, s.evidence_token, ref, session_id, s.clip_timeout)
 
 
+def keep_in_background(svc: Services, decided: list[tuple[LiveTable, AlertItem]]) -> None:
+    """Keep the decided alerts' clips after the decision is answered (a slow or absent rig
+    never holds a referee up); the task is in ``svc.background`` until it is done."""
+
+    async def run() -> None:
+        for table, item in decided:
+            await keep_alert_clips(svc, table, item)
+
+    task = asyncio.create_task(run(), name="keep clips")
+    svc.background.add(task)
+    task.add_done_callback(svc.background.discard)
+
+
 async def keep_alert_clips(svc: Services, table: LiveTable, item: AlertItem) -> dict[str, str]:
     """Fetch and keep the clips an alert cites (at its decision); what became of each. A clip
     the rig cannot give is noted, never an error of the decision."""

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from dashboard import views
 from dashboard.auth import DECIDE, EVERYONE, REVOKE
-from dashboard.clips import keep_alert_clips
+from dashboard.clips import keep_in_background
 from dashboard.commands import send
 from dashboard.deps import Actor, need
 from dashboard.rules import summary
@@ -135,7 +135,7 @@ async def decide(
         target=item.id,
         reason=body.reason.strip(),
     )
-    await keep_alert_clips(svc, table, item)
+    keep_in_background(svc, [(table, item)])
     return SentResponse(sent=1, commands=[command])
 
 
@@ -177,6 +177,5 @@ async def acknowledge(
                 target=",".join(i for i, _ in acks),
             )
         )
-    for table, item in decided:
-        await keep_alert_clips(svc, table, item)
+    keep_in_background(svc, decided)
     return SentResponse(sent=len(commands), commands=commands)

@@ -4,8 +4,12 @@ cannot be had (not kept, rig offline, wrong token, no login) are 4xx/5xx with a 
 
 from __future__ import annotations
 
+import io
+import json
+import socket
 import urllib.error
 import urllib.request
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -87,6 +91,7 @@ def test_an_alerts_clips_are_kept_at_decision_and_outlive_the_ring(
         headers={"X-CSRF-Token": csrf},
     )
     assert r.status_code == 200, r.text
+    d.wait(lambda: len(session_clips(d.svc.factory, "T4", "S1")) == 3)  # kept after the answer
     kept = session_clips(d.svc.factory, "T4", "S1")
     assert sorted(k.kind for k in kept) == ["audio", "still", "video"]
     assert {k.alert_id for k in kept} == {item["id"]}
@@ -101,6 +106,16 @@ def test_an_alerts_clips_are_kept_at_decision_and_outlive_the_ring(
         assert got.status_code == 200 and got.content == by_kind[x["kind"]]
     page = c.get("/tables/T4").text
     assert f'<video controls preload="none" src="{clips[0]["url"].replace("&", "&amp;")}"' in page
+
+    z = c.get("/export/sessions/T4/S1.zip")  # the session: its log and its alerts' clips
+    assert z.status_code == 200 and z.headers["content-type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(z.content)) as archive:
+        assert archive.read("log.jsonl").decode().count("\n") == d.seq("T4") + 1
+        index = json.loads(archive.read("clips/index.json"))
+        assert sorted(e["kind"] for e in index) == ["audio", "still", "video"]
+        for e in index:
+            assert e["alert"] == item["id"] and archive.read(e["file"]) == by_kind[e["kind"]]
+    assert c.get("/export/sessions/T4/S9.zip").status_code == 404
 
 
 def test_the_reasons_a_clip_cannot_be_had(
@@ -123,6 +138,18 @@ def test_the_reasons_a_clip_cannot_be_had(
     r = c.get(url)
     assert r.status_code == 502 and "refused the dashboard's evidence token" in r.json()["detail"]
     d.svc.settings.evidence_token = TOKEN
+    body = d.svc.live.presence["T4"].body
+    with socket.socket() as silent:  # a rig that takes the connection and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        real, body["evidence_url"] = (
+            body["evidence_url"],
+            f"http://127.0.0.1:{silent.getsockname()[1]}",
+        )
+        d.svc.settings.clip_timeout = 0.5
+        r = c.get(url)
+        assert r.status_code == 504 and "did not answer within 0.5 s" in r.json()["detail"]
+        body["evidence_url"] = real
     server.close()
     r = c.get(url)
     assert r.status_code == 503 and "cannot be reached" in r.json()["detail"]
