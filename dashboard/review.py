@@ -3,25 +3,25 @@
 The state at seq N is not stored: it is the log replayed through the duties up to N (a whole
 session replays in tens of milliseconds), so what the review shows is what the engine concludes
 from the record today. Evidence at a moment is named by the contract's dashboard URL
-(``/api/tables/{table}/clips/{kind}``): the recordings the event cites (``video:``, ``audio:``,
-``still:``), else a window around its time.
+(``/api/tables/{table}/clips/{kind}``): the clips of an alert raised there (those the dashboard
+keeps when it is decided), else the recordings the event cites (``video:``, ``audio:``,
+``still:``), else the window around its time that an alert without citations gets.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
-from urllib.parse import urlencode
 
+from dashboard.evidence import AROUND_AFTER_S, AROUND_BEFORE_S, alert_clips, clip_url
 from dashboard.live import LiveState, LiveTable
 from dashboard.views import seat_view
 from referee.duties import RefereeTable
 from referee.events import Event
-from referee.evidence import clips_in
+from referee.evidence import ClipRef, clips_in
 from referee.hands import Wind
 from referee.tiles import format_tiles, tile_name
 
-CLIP_BEFORE = 5.0  # a moment's clip, when the event cites none: from this long before …
-CLIP_AFTER = 3.0  # … to this long after it (a discard is seen, then the claims come)
 DECISIONS = frozenset({"penalty_decision", "referee_decision", "hand_ruled", "score_corrected"})
 QUIET = frozenset({"observation"})
 
@@ -104,20 +104,27 @@ def timeline(lt: LiveTable) -> dict[str, Any]:
     }
 
 
-def clip_urls(table_id: str, session_id: str, ev: Event) -> dict[str, str]:
-    """The recordings of one moment, as the contract's dashboard URLs."""
-    cited = {c.kind: c for c in clips_in(ev.evidence)}
-    base = f"/api/tables/{table_id}/clips"
-    out: dict[str, str] = {}
-    for kind in ("video", "audio"):
-        c = cited.get(kind)
-        start, end = (c.start, c.end) if c else (max(ev.ts - CLIP_BEFORE, 0.0), ev.ts + CLIP_AFTER)
-        query = {"session": session_id, "start": f"{start:.2f}", "end": f"{end:.2f}"}
-        out[kind] = f"{base}/{kind}?{urlencode(query)}"
-    still = cited.get("still")
-    t = still.ts if still else ev.ts
-    out["still"] = f"{base}/still?{urlencode({'session': session_id, 't': f'{t:.2f}'})}"
+def clip_refs(lt: LiveTable, ev: Event) -> dict[str, ClipRef]:
+    """The recordings of one moment: those of an alert raised there (what the dashboard keeps
+    when it is decided), else those the event cites, else a window around its time."""
+    found: list[ClipRef] = []
+    for item in lt.items:
+        if item.seq == ev.seq:
+            found += alert_clips(lt, item)
+    with contextlib.suppress(ValueError):  # a malformed citation: the window still serves
+        found += clips_in(ev.evidence)
+    start = max(0.0, round(ev.ts - AROUND_BEFORE_S, 2))
+    end, t = round(ev.ts + AROUND_AFTER_S, 2), round(ev.ts, 2)
+    found += [ClipRef("video", start, end), ClipRef("audio", start, end), ClipRef("still", t, t)]
+    out: dict[str, ClipRef] = {}
+    for ref in found:
+        out.setdefault(ref.kind, ref)
     return out
+
+
+def clip_urls(lt: LiveTable, ev: Event) -> dict[str, str]:
+    """The moment's recordings as the contract's dashboard URLs."""
+    return {k: clip_url(lt.table_id, lt.session_id, r) for k, r in clip_refs(lt, ev).items()}
 
 
 def state_at(lt: LiveTable, seq: int) -> dict[str, Any]:
@@ -183,5 +190,5 @@ def state_at(lt: LiveTable, seq: int) -> dict[str, Any]:
         "players": list(st.players),
         "alerts": raised,
         "result": ended[-1].to_dict() if ended else None,
-        "clips": clip_urls(lt.table_id, lt.session_id, at),
+        "clips": clip_urls(lt, at),
     }

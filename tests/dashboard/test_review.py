@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dashkit import Dash
 
+from dashboard.live import LiveTable
 from dashboard.review import clip_urls
 from dashboard.simrig import game
 from referee.duties import RefereeTable
@@ -66,7 +67,7 @@ def test_timeline_and_state_follow_the_log(dash: Dash) -> None:
     assert anonymous.status_code == 401
 
 
-def test_clip_urls_use_the_cited_recording_else_a_window_around_the_event() -> None:
+def test_clip_urls_use_the_cited_recording_else_the_window_an_alert_gets() -> None:
     cited = Event.model_validate(
         {
             "table_id": "T1",
@@ -79,9 +80,11 @@ def test_clip_urls_use_the_cited_recording_else_a_window_around_the_event() -> N
             "evidence": ["seq:6", "video:95.50-101.25", "still:99.80"],
         }
     )
-    urls = clip_urls("T1", "S1", cited)
+    table = LiveTable("T1", "S1", RefereeTable("T1", "S1"))
+    urls = clip_urls(table, cited)
     assert urls["video"] == "/api/tables/T1/clips/video?session=S1&start=95.50&end=101.25"
     assert urls["still"] == "/api/tables/T1/clips/still?session=S1&t=99.80"
-    assert urls["audio"] == "/api/tables/T1/clips/audio?session=S1&start=95.00&end=103.00"
+    assert urls["audio"] == "/api/tables/T1/clips/audio?session=S1&start=90.00&end=102.00"
     early = cited.model_copy(update={"ts": 2.0, "evidence": ()})
-    assert "start=0.00&end=5.00" in clip_urls("T1", "S1", early)["video"]
+    assert "start=0.00&end=4.00" in clip_urls(table, early)["video"]
+    assert clip_urls(table, early)["still"].endswith("t=2.00")
