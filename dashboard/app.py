@@ -25,6 +25,7 @@ from dashboard.metrics import DashMetrics
 from dashboard.routers import (
     alerts,
     audit,
+    clips,
     exports,
     health,
     pages,
@@ -102,6 +103,8 @@ def create_app(
         try:
             yield
         finally:
+            for task in set(svc.background):  # clips still being kept: the next decision's
+                task.cancel()
             await ingest.stop()
             await hub.stop()
             await the_bus.close()
@@ -121,6 +124,7 @@ def create_app(
         session,
         tables,
         alerts,
+        clips,
         sheets,
         standings,
         audit,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dashboard.evidence import clip_links
 from referee.duties import RefereeTable
 from referee.events import Event, RefereeDecision
 from referee.game.alerts import Alert
@@ -62,6 +63,7 @@ class AlertItem:
             "status": status,
             "open": status == "open" or (status == "acknowledged" and entry is not None),
             "proposal": None if entry is None else entry.to_json(),
+            "clips": clip_links(table, self),
         }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ class Services:
     throttle: LoginThrottle
     clock: Callable[[], float] = time.time
     started: float = field(default_factory=time.time)
+    background: set[asyncio.Task[None]] = field(default_factory=set)  # e.g. keeping clips
 
 
 def services(request: Request) -> Services:

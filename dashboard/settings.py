@@ -27,7 +27,11 @@ class Settings(BaseSettings):
     login_window: float = Field(300.0, gt=0)  # … for this many seconds
     tiebreaks: tuple[str, ...] = ("rank_points", "score", "wins", "best_hand", "name")
     teams: dict[str, str] = Field(default_factory=dict)  # player → team
-    hands_per_session: int = Field(8, ge=1)  # "hand 6 of 8": a session id is a half (WMC-8.1)
+    hands_per_session: int = Field(8, ge=1)
+    evidence_token: str = ""  # the rigs' clip servers trust this bearer token (rig evidence.token)
+    clip_timeout: float = Field(
+        10.0, gt=0
+    )  # seconds to wait for a rig's clip  # "hand 6 of 8": a session id is a half (WMC-8.1)
 
     @property
     def db_url(self) -> str:

@@ -61,6 +61,7 @@ class SimRig:
         }
         self._task: asyncio.Task[None] | None = None
         self.commands: list[BusMessage] = []
+        self.status_extra: dict[str, Any] = {}  # more status (a real rig's evidence_url)
 
     @property
     def remaining(self) -> int:
@@ -92,6 +93,7 @@ class SimRig:
                 "since": time.time(),
                 "last_seq": len(self.log) - 1,
                 "inputs": self.inputs,
+                **self.status_extra,
             },
         )
 

@@ -65,6 +65,23 @@ class MetricsSection(_Section):
     port: int = Field(default=0, ge=0, le=65535)  # /metrics over HTTP; 0: only in the status
 
 
+class EvidenceSection(_Section):
+    """Recording (rig/evidence): a ring of camera/microphone segments and the clip server."""
+
+    enabled: bool = True
+    dir: Path = Path("build/rig/evidence")
+    budget_gb: float | None = Field(default=20.0, gt=0)
+    budget_hours: float | None = Field(default=None, gt=0)
+    segment_s: float = Field(default=10.0, ge=1, le=600)
+    pin_before: float = Field(default=30.0, ge=0)  # kept around an alert, a proposal, a win
+    pin_after: float = Field(default=10.0, ge=0)
+    video_file: Path | None = None  # a video file played as the camera (recorded as it plays)
+    host: str = "0.0.0.0"  # the clip server (for the dashboard)
+    port: int = Field(default=0, ge=0, le=65535)  # 0: a free port
+    advertise: str | None = None  # the host name the dashboard reaches (default: host)
+    token: str = Field(default="", max_length=200)  # the dashboard's token; empty: no server
+
+
 class RigConfig(_Section):
     table: TableSection = TableSection()
     bus: BusSection = BusSection()
@@ -73,6 +90,7 @@ class RigConfig(_Section):
     camera: CameraSection | None = None
     supervise: SuperviseSection = SuperviseSection()
     metrics: MetricsSection = MetricsSection()
+    evidence: EvidenceSection | None = None
 
 
 class ConfigError(ValueError):
@@ -134,10 +152,15 @@ def _devices(data: dict[str, Any], base: Path, where: str) -> list[str]:
             f"{where}: table_link.port = {port!r}: no such device; expected "
             f"{_EXPECTED['table_link.port']}"
         )
-    for section, what in (("voice", "a WAV/FLAC file"), ("camera", "a JSONL file of events")):
-        file = _str(data, section, "file")
+    files = (
+        ("voice", "file", "a WAV/FLAC file"),
+        ("camera", "file", "a JSONL file of events"),
+        ("evidence", "video_file", "a video file"),
+    )
+    for section, key, what in files:
+        file = _str(data, section, key)
         if file is not None and not (base / file).is_file():
-            out.append(f"{where}: {section}.file = {file!r}: no such file; expected {what}")
+            out.append(f"{where}: {section}.{key} = {file!r}: no such file; expected {what}")
     voice = data.get("voice")
     if isinstance(voice, dict) and ("file" in voice) == ("device" in voice):
         out.append(f"{where}: voice needs exactly one of file (a WAV/FLAC file) or device")
@@ -170,6 +193,10 @@ def resolve(cfg: RigConfig, base: Path) -> RigConfig:
         update["voice"] = cfg.voice.model_copy(update={"file": base / cfg.voice.file})
     if cfg.camera is not None:
         update["camera"] = cfg.camera.model_copy(update={"file": base / cfg.camera.file})
+    if cfg.evidence is not None:
+        ev = cfg.evidence
+        video = None if ev.video_file is None else base / ev.video_file
+        update["evidence"] = ev.model_copy(update={"dir": base / ev.dir, "video_file": video})
     return cfg.model_copy(update=update)
 
 

@@ -204,22 +204,51 @@ class CameraFileInput(Input):
         sink.submit(self.name, Draft(ev.payload, ev.source, ev.confidence, evidence))
 
 
+@dataclass(frozen=True)
+class AudioRecording:
+    """The voice worker also writes its audio as FLAC segments into ``dir``, audio time 0 at
+    session time ``now()`` when it is started (``VoiceInput.audio_t0``: a call heard at audio
+    time a was said at session time ``audio_t0 + a``); each finished segment is handed to
+    ``on_segment`` (the ring)."""
+
+    dir: Path
+    segment_s: float
+    now: Callable[[], float]
+    on_segment: Callable[[str, float, float, Path], None]
+
+    def argv(self, t0: float) -> list[str]:
+        return ["--record", str(self.dir), "--t0", f"{t0:.3f}", "--segment-s", str(self.segment_s)]
+
+
 class VoiceInput(Input):
     """The microphone or a WAV/FLAC file, heard by ``rig.voice_worker`` in its own process."""
 
     name = "voice"
 
-    def __init__(self, argv: list[str], silent_after: float, heard_until: float = -1.0) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        silent_after: float,
+        heard_until: float = -1.0,
+        recording: AudioRecording | None = None,
+    ) -> None:
         self.argv = argv
         self.silent_after = silent_after
         self.heard_until = heard_until  # calls up to this audio time were logged (a restart)
+        self.recording = recording
+        self.audio_t0 = 0.0  # the session time of the worker's audio time 0 (when recording)
 
     async def run(self, sink: Sink) -> None:
+        record: list[str] = []
+        if self.recording is not None:
+            self.audio_t0 = self.recording.now()
+            record = self.recording.argv(self.audio_t0)
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             "rig.voice_worker",
             *self.argv,
+            *record,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
@@ -239,6 +268,9 @@ class VoiceInput(Input):
                         sink.submit(self.name, draft)
                 elif "alert" in msg:
                     sink.alert(self.name, "warning", f"audio {msg['alert'].get('detail', '')}")
+                elif "segment" in msg and self.recording is not None:
+                    seg = msg["segment"]
+                    self.recording.on_segment("audio", seg["start"], seg["end"], Path(seg["path"]))
                 elif "end" in msg:
                     ended = True
             code = await proc.wait()

@@ -26,7 +26,9 @@ from referee.sources import Sequencer
 from referee.store import EventStore
 from rig.bus import Bus, BusError, BusMessage, Kind, topic, topic_filter
 from rig.config import RigConfig
+from rig.evidence.wiring import RigEvidence
 from rig.inputs import (
+    AudioRecording,
     CameraFileInput,
     Draft,
     Health,
@@ -106,6 +108,8 @@ class Rig:
         self.metrics = Metrics()
         sup = cfg.supervise
         self.supervisor = Supervisor(self.clock, (sup.backoff_min, sup.backoff_max), self._changed)
+        rec = cfg.evidence
+        self.evidence = RigEvidence(rec, self.session_id) if rec and rec.enabled else None
         self.inputs = self._inputs()
         self.started = time.time()
         self._queue: asyncio.Queue[tuple[str, Submission, float]] = asyncio.Queue()
@@ -132,13 +136,24 @@ class Rig:
                 argv += ["--seats", *v.seats]
             if v.threshold is not None:
                 argv += ["--threshold", str(v.threshold)]
-            out.append(VoiceInput(argv, v.silent_after, self._heard_until))
+            out.append(VoiceInput(argv, v.silent_after, self._heard_until, self._recording()))
         if cfg.camera is not None:
             c = cfg.camera
             out.append(
                 CameraFileInput(c.file, self.clock, c.silent_after, c.follow, self._camera_line)
             )
+        if self.evidence is not None and self.evidence.cfg.video_file is not None:
+            from rig.evidence.taps import VideoFileTap
+
+            recorder = self.evidence.recorder
+            out.append(VideoFileTap(self.evidence.cfg.video_file, recorder, self.clock))
         return out
+
+    def _recording(self) -> AudioRecording | None:
+        if self.evidence is None:
+            return None
+        rec = self.evidence.recorder
+        return AudioRecording(rec.audio.dir, rec.segment_s, self.clock.now, rec.index_file)
 
     def status(self, state: str = "online") -> dict[str, Any]:
         return {
@@ -152,6 +167,7 @@ class Rig:
             "out_seq": self.duty.state.out_seq,
             "inputs": {n: h.to_json() for n, h in self.supervisor.health.items()},
             "metrics": self.metrics.figures(),
+            **(self.evidence.status() if self.evidence is not None else {}),
         }
 
     def state(self) -> dict[str, Any]:
@@ -222,8 +238,13 @@ class Rig:
             session_id=self.session_id,
             source=draft.source,
             confidence=draft.confidence,
-            evidence=draft.evidence,
+            evidence=self._cite(draft),
         )
+
+    def _cite(self, draft: Draft) -> tuple[str, ...]:
+        if self.evidence is None:
+            return draft.evidence
+        return (*draft.evidence, *self.evidence.cite(draft.source, self.clock.now()))
 
     def _ingest(self, item: Submission) -> list[tuple[Event, list[EngineEvent]]]:
         """Number and apply one submission's events, in order; table outputs go through
@@ -248,6 +269,8 @@ class Rig:
                 self.alert("core", "critical", f"seq {ev.seq}: the core failed: {exc}"[:300])
                 outputs = []
             self.outputs += outputs
+            if self.evidence is not None:
+                self.evidence.note(ev, outputs)
             out.append((ev, outputs))
         return out
 
@@ -398,6 +421,8 @@ class Rig:
     async def start(self) -> None:
         if self.cfg.metrics.port:
             self.metrics.serve(self.cfg.metrics.port)
+        if self.evidence is not None:
+            self.evidence.start()
         self.bus.on_connect = self.announce
         await self.bus.start()
         self._tasks = [
@@ -430,6 +455,8 @@ class Rig:
         await self._publish_status({**self.status("offline"), "reason": "stopped"})
         await self.bus.close()
         self.store.close()
+        if self.evidence is not None:
+            self.evidence.close()
 
     async def _drain(self) -> None:
         """What was logged but not published yet goes out before a clean stop (what cannot is

@@ -4,6 +4,8 @@
 [--seats E S W N] [--threshold X]`` prints one JSON object per line on stdout:
 ``{"call": CallHeard}``, ``{"alert": AudioAlert}``, ``{"alive": samples}`` (twice a second, so
 the rig tells a quiet table from a dead microphone) and ``{"end": samples}`` when a file ends.
+With ``--record DIR --t0 T`` it also writes what it hears as FLAC segments (rig/evidence), the
+first sample at session time T, and prints ``{"segment": {"start", "end", "path"}}`` for each.
 """
 
 from __future__ import annotations
@@ -55,6 +57,14 @@ def run(args: argparse.Namespace) -> int:
     pipe = CallPipeline(build_detectors(cfg, channels), seats=cfg.seats)
     blocks: Iterable[Block] = paced(src) if args.file is not None and args.realtime else src
     last_alive = 0.0
+    tee = None
+    if args.record is not None:
+        from rig.evidence.media import AudioWriter
+
+        def done(kind: str, start: float, end: float, path: Path) -> None:
+            say({"segment": {"start": start, "end": end, "path": str(path)}})
+
+        tee = AudioWriter(args.record, done, args.segment_s)
     for block in blocks:
         for alert in block.alerts:
             say({"alert": alert.model_dump(mode="json")})
@@ -62,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         if block.start > pipe.samples:  # blocks lost (alerted): keep time with silence
             pipe.feed(np.zeros((block.start - pipe.samples, channels), np.float32))
+        if tee is not None:
+            tee.write(args.t0 + block.start / SR, block.data, SR)
         for call in pipe.feed(block.data):
             say({"call": call.model_dump(mode="json")})
         now = time.monotonic()
@@ -70,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
             last_alive = now
     for call in pipe.flush():
         say({"call": call.model_dump(mode="json")})
+    if tee is not None:
+        tee.close()
     say({"end": pipe.samples})
     return 0
 
@@ -83,6 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--channels", type=int, default=1)
     parser.add_argument("--seats", nargs="+", choices=("E", "S", "W", "N"), default=None)
     parser.add_argument("--threshold", type=float, default=None)
+    parser.add_argument("--record", type=Path, default=None, help="also write FLAC segments here")
+    parser.add_argument("--t0", type=float, default=0.0, help="session time of the first sample")
+    parser.add_argument("--segment-s", type=float, default=10.0)
     return run(parser.parse_args(argv))
 
 

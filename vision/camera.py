@@ -8,6 +8,7 @@ the tiles that need a name go to the crop classifier in one batch.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -37,6 +38,7 @@ READ_SCALE = 2.0  # px per mm of a zone read for naming
 MARGIN_MM = 6.0  # around a slot: a tile's face seems shifted by its height (parallax)
 DRIFT_EVERY_S = 2.0
 LYING_MM = 26.0  # a face this deep lies flat (35 mm); a standing tile's top shows ~10 mm
+STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
 
 
 @dataclass
@@ -58,6 +60,8 @@ class TableReader:
     reads: int = 0  # slots classified (the cost the gate saves)
     unsettled: set[tuple[str, str]] = field(default_factory=set)
     hidden: set[str] = field(default_factory=set)  # slot keys under an arm in the last frame
+    # called with (t, the rectified table as RGB) at each settled change (the rig keeps stills)
+    on_settled: Callable[[float, np.ndarray], None] | None = None
 
     def process(self, frame: np.ndarray, t: float, number: int = 0) -> list[ZoneSeen]:
         """One RGB frame at time ``t``: the zones whose committed state changed."""
@@ -96,7 +100,15 @@ class TableReader:
             touched = touched and zone == "wall"
             if changed or touched:
                 out.append(self._seen(seat, zone, t, number))
+        if out and self.on_settled is not None:
+            self.on_settled(t, self.rectified(frame))
         return out
+
+    def rectified(self, frame: np.ndarray, scale: float = STILL_SCALE) -> np.ndarray:
+        """The whole table seen from straight above, East at the bottom."""
+        from vision.zones import HALF
+
+        return self._warp(frame, (-HALF, -HALF, HALF, HALF), scale)
 
     # ---- calibration -------------------------------------------------------------------------
     def _calibrated(self, frame: np.ndarray, t: float) -> bool:

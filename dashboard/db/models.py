@@ -6,7 +6,9 @@ from sqlalchemy import (
     Boolean,
     Float,
     ForeignKey,
+    Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -93,3 +95,24 @@ class AuditEntry(Base):
     reason: Mapped[str] = mapped_column(Text, default="")
     detail: Mapped[str] = mapped_column(Text, default="{}")
     address: Mapped[str] = mapped_column(String(64), default="")
+
+
+class StoredClip(Base):
+    """A clip of a rig's recording kept by the dashboard (fetched when its alert was decided),
+    so the record outlives the rig's ring. ``start``/``end``: the range asked; ``covers_*``:
+    what the rig had of it."""
+
+    __tablename__ = "clips"
+    __table_args__ = (Index("ix_clips_range", "table_id", "session_id", "kind", "start"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(64))
+    session_id: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(8))
+    start: Mapped[float] = mapped_column(Float)
+    end: Mapped[float] = mapped_column(Float)
+    covers_start: Mapped[float] = mapped_column(Float)
+    covers_end: Mapped[float] = mapped_column(Float)
+    media_type: Mapped[str] = mapped_column(String(32))
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    alert_id: Mapped[str] = mapped_column(String(128), default="")
+    fetched: Mapped[float] = mapped_column(Float)

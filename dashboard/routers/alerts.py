@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from dashboard import views
 from dashboard.auth import DECIDE, EVERYONE, REVOKE
+from dashboard.clips import keep_in_background
 from dashboard.commands import send
 from dashboard.deps import Actor, need
 from dashboard.rules import summary
@@ -18,6 +19,16 @@ from dashboard.services import services
 router = APIRouter(prefix="/api", tags=["alerts"])
 
 Verdict = Literal["confirm", "change", "dismiss", "revoke"]
+
+
+class ClipLink(BaseModel):
+    """A recording the alert cites, at the dashboard's clip URL."""
+
+    kind: str
+    start: float
+    end: float
+    seat: str | None
+    url: str
 
 
 class AlertResponse(BaseModel):
@@ -38,6 +49,7 @@ class AlertResponse(BaseModel):
     status: str
     open: bool
     proposal: dict[str, object] | None
+    clips: list[ClipLink]
 
 
 class DecisionRequest(BaseModel):
@@ -123,6 +135,7 @@ async def decide(
         target=item.id,
         reason=body.reason.strip(),
     )
+    keep_in_background(svc, [(table, item)])
     return SentResponse(sent=1, commands=[command])
 
 
@@ -137,11 +150,13 @@ async def acknowledge(
     """Acknowledge alerts (in bulk): one ``referee_decision`` note per table."""
     svc = services(request)
     per_table: dict[str, list[tuple[str, int]]] = {}
+    decided = []
     for table_id, item_id in body.items:
         found = svc.live.find(item_id, table_id)
         if found is None:
             raise HTTPException(404, f"no alert {item_id!r} at table {table_id!r}")
         per_table.setdefault(table_id, []).append((item_id, found[1].seq))
+        decided.append(found)
     commands = []
     for table_id, acks in per_table.items():
         payload = {
@@ -162,4 +177,5 @@ async def acknowledge(
                 target=",".join(i for i, _ in acks),
             )
         )
+    keep_in_background(svc, decided)
     return SentResponse(sent=len(commands), commands=commands)

@@ -1,15 +1,19 @@
 """Exports an organiser pastes into a federation's sheet: score cards (CSV, PDF), the penalty
-log (CSV), game records (our JSONL log), standings (CSV)."""
+log (CSV), game records (our JSONL log), standings (CSV), a whole session as a ZIP (its log and
+the clips kept of its alerts)."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
+import zipfile
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 
 from dashboard import store
 from dashboard.auth import EVERYONE
+from dashboard.clips import session_clips
 from dashboard.deps import Actor, need
 from dashboard.pdf import card_pdf
 from dashboard.routers.sheets import all_cards, find_card
@@ -132,6 +136,49 @@ def record(
         "\n".join(lines) + "\n",
         media_type="application/x-ndjson",
         headers={"Content-Disposition": f'attachment; filename="{table_id}-{session_id}.jsonl"'},
+    )
+
+
+EXTENSIONS = {"audio/flac": "flac", "video/mp4": "mp4", "image/jpeg": "jpg"}
+
+
+@router.get(
+    "/sessions/{table_id}/{session_id}.zip",
+    response_class=Response,
+    responses={404: {"description": "no such session"}},
+)
+def session_zip(
+    table_id: str, session_id: str, request: Request, _: Actor = Depends(need(EVERYONE))
+) -> Response:
+    """``log.jsonl`` (the session's log as the rig wrote it), ``clips/`` (each clip kept of its
+    alerts) and ``clips/index.json`` (which alert, kind and time range each file is)."""
+    svc = services(request)
+    lines = store.events_of(svc.factory, table_id, session_id)
+    if not lines:
+        raise HTTPException(404, f"no events stored for table {table_id}, session {session_id}")
+    buf = io.BytesIO()
+    index = []
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("log.jsonl", "\n".join(lines) + "\n")
+        for clip in session_clips(svc.factory, table_id, session_id):
+            name = f"clips/{clip.kind}-{clip.start:.2f}-{clip.end:.2f}-{clip.id}."
+            name += EXTENSIONS.get(clip.media_type, "bin")
+            z.writestr(name, clip.data, zipfile.ZIP_STORED)  # already compressed
+            index.append(
+                {
+                    "file": name,
+                    "alert": clip.alert_id,
+                    "kind": clip.kind,
+                    "start": clip.start,
+                    "end": clip.end,
+                    "covers": [clip.covers_start, clip.covers_end],
+                }
+            )
+        z.writestr("clips/index.json", json.dumps(index, indent=1))
+    return Response(
+        buf.getvalue(),
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{table_id}-{session_id}.zip"'},
     )
 
 

@@ -28,7 +28,7 @@ def test_cli_migrate_then_refusal_is_gone(
     assert "mjref dashboard migrate --data" in capsys.readouterr().err
     assert main(["dashboard", "migrate", "--data", data]) == 0
     engine = make_engine(Settings(data=Path(data)).db_url)
-    assert current(engine) == head() == "0001"
+    assert current(engine) == head() is not None  # every migration applied
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
 

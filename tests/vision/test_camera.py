@@ -237,3 +237,26 @@ def test_cli_render_calibrate_and_eval_json(tmp_path: Path) -> None:
         "vision", "calibrate", str(video), "--out", str(tmp_path / "c.json"), "--corners", "1,2 3,4"
     )
     assert bad.returncode == 2 and "need 4 corner points" in bad.stderr
+
+
+def test_a_settled_change_hands_a_still_of_the_rectified_table(
+    recognizer: TileRecognizer,
+) -> None:
+    from vision.zones import HALF
+
+    renderer = TableRenderer(W, H, POSES["top"], seed=3)
+    empty = renderer.draw_layout(Layout())
+    river = renderer.draw_layout(
+        Layout(tiles={f"E/river/{i}": Placed(t) for i, t in enumerate(["1m", "5p", "E"])})
+    )
+    stills: list[tuple[float, np.ndarray]] = []
+    reader = TableReader(recognizer, on_settled=lambda t, rgb: stills.append((t, rgb)))
+    fps = 5
+    for i in range(4 * fps):  # the table at rest, then three discards lie in East's river
+        t = i / fps
+        reader.process(renderer.film(empty if t < 2.0 else river, t, []), t, i)
+    after = [(t, rgb) for t, rgb in stills if t >= 2.0]  # (the first read of the walls: before)
+    assert after and after[0][0] < 3.0
+    t, rgb = after[0]
+    side = round(2 * HALF)
+    assert rgb.shape[2] == 3 and abs(rgb.shape[0] - side) <= 2 and abs(rgb.shape[1] - side) <= 2

@@ -1,0 +1,128 @@
+"""What the rig's inputs record through: frames, audio blocks and stills in, a ring of segments
+out, and clips cut from it on request.
+
+``record_frame(ts, bgr)`` / ``record_audio(ts, samples, rate)`` / ``record_still(ts, rgb)`` take
+session time (the rig's table clock); they may be called from any thread (a camera worker, the
+voice reader). ``pin(ts)`` keeps the segments around an alert, a proposal or a win.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from referee.evidence import still
+from rig.evidence.media import AudioWriter, VideoWriter, audio_clip, video_clip, write_still
+from rig.evidence.ring import Budget, Ring, Segment, describe
+
+
+class NotKept(LookupError):
+    """The ring holds nothing of that range: the message names what it keeps."""
+
+
+@dataclass(frozen=True, slots=True)
+class Clip:
+    data: bytes
+    media_type: str
+    start: float
+    end: float
+
+
+MEDIA_TYPES = {"audio": "audio/flac", "video": "video/mp4", "still": "image/jpeg"}
+
+
+class Recorder:
+    def __init__(
+        self,
+        directory: Path,
+        session: str,
+        budget: Budget,
+        segment_s: float = 10.0,
+        pin_before: float = 30.0,
+        pin_after: float = 10.0,
+    ) -> None:
+        self.ring = Ring(directory, budget, session)
+        self.session = session
+        self.segment_s = segment_s
+        self.pin_before, self.pin_after = pin_before, pin_after
+        base = directory / session
+        self.video = VideoWriter(base / "video", self._done, segment_s)
+        self.audio = AudioWriter(base / "audio", self._done, segment_s)
+        self.stills_dir = base / "stills"
+        self._video_lock = threading.Lock()
+        self._audio_lock = threading.Lock()
+        self.last_frame: float | None = None  # session time of the last frame recorded
+
+    def _done(self, kind: str, start: float, end: float, path: Path) -> None:
+        self.ring.add(kind, start, end, path)
+
+    # ---- recording -----------------------------------------------------------------------
+
+    def record_frame(self, ts: float, bgr: np.ndarray) -> None:
+        with self._video_lock:
+            self.video.write(ts, bgr)
+            self.last_frame = ts
+
+    def video_done(self) -> None:
+        """The camera stopped: finish its open segment (it can be served)."""
+        with self._video_lock:
+            self.video.close()
+
+    def record_audio(self, ts: float, samples: np.ndarray, rate: int) -> None:
+        with self._audio_lock:
+            self.audio.write(ts, samples, rate)
+
+    def record_still(self, ts: float, rgb: np.ndarray) -> str:
+        """Keep the rectified table at ``ts``; the evidence string that cites it."""
+        path = write_still(self.stills_dir, ts, rgb)
+        self.ring.add("still", ts, ts, path)
+        return still(ts)
+
+    def index_file(self, kind: str, start: float, end: float, path: Path) -> None:
+        """A segment another process wrote under the ring's folder (the voice worker's)."""
+        self.ring.add(kind, start, end, path)
+
+    def pin(self, ts: float, reason: str) -> None:
+        """Keep ``pin_before`` s before to ``pin_after`` s after ``ts`` for the whole session."""
+        self.ring.pin(max(0.0, ts - self.pin_before), ts + self.pin_after, reason)
+
+    def flush(self) -> None:
+        """Finish the open segments (they are indexed and can be served)."""
+        with self._video_lock:
+            self.video.close()
+        with self._audio_lock:
+            self.audio.close()
+
+    def close(self) -> None:
+        self.flush()
+        self.ring.close()
+
+    # ---- serving -------------------------------------------------------------------------
+
+    def clip(self, kind: str, start: float, end: float, session: str | None = None) -> Clip:
+        """The ``audio``/``video`` clip of ``[start, end]``; :class:`NotKept` when the ring
+        has none of it."""
+        session = session or self.session
+        segments = self.ring.find(kind, start, end, session)
+        try:
+            if not segments:
+                raise LookupError
+            cut = audio_clip if kind == "audio" else video_clip
+            data, first, last = cut(segments, start, end)
+        except LookupError:
+            raise NotKept(self._kept_message(kind, f"{start:.2f}-{end:.2f}", session)) from None
+        return Clip(data, MEDIA_TYPES[kind], first, last)
+
+    def still(self, t: float, session: str | None = None) -> Clip:
+        session = session or self.session
+        seg: Segment | None = self.ring.latest_still(t, session)
+        if seg is None or not seg.path.is_file():
+            raise NotKept(self._kept_message("still", f"at {t:.2f}", session))
+        return Clip(seg.path.read_bytes(), MEDIA_TYPES["still"], seg.start, seg.end)
+
+    def _kept_message(self, kind: str, what: str, session: str) -> str:
+        kept = describe(self.ring.kept(kind, session))
+        return f"no {kind} of session {session} {what}: the ring keeps {kind} {kept}"

@@ -1,0 +1,162 @@
+"""Evidence clips through the dashboard: fetched from a real rig clip server on demand, kept
+when the alert is decided, still served after the rig's ring dropped them; the reasons a clip
+cannot be had (not kept, rig offline, wrong token, no login) are 4xx/5xx with a reason."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from dashkit import Dash, prepare
+
+from dashboard.clips import session_clips
+from dashboard.simrig import SimRig, game
+from rig.evidence import Budget, Recorder
+from rig.evidence.server import EvidenceServer
+
+TOKEN = "dash-evidence-token"
+
+
+def record_around(rec: Recorder, ts: float) -> None:
+    """What the rig's camera and microphones recorded around ``ts`` (2 fps, tiny frames)."""
+    start = max(0.0, ts - 15.0)
+    for i in range(round((ts + 5.0 - start) * 2)):
+        t = start + i / 2
+        rec.record_frame(t, np.full((32, 48, 3), (i * 7) % 250, np.uint8))
+        rec.record_audio(t, np.full(4000, 0.05, np.float32), 8000)
+    rec.record_still(ts - 1.0, np.zeros((24, 24, 3), np.uint8))
+    rec.flush()
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Iterator[tuple[Dash, Recorder, EvidenceServer, SimRig]]:
+    settings = prepare(None, tmp_path / "data").model_copy(update={"evidence_token": TOKEN})
+    rec = Recorder(tmp_path / "ring", "S1", Budget())
+    server = EvidenceServer(rec, TOKEN, "127.0.0.1", 0).start()
+    with Dash(settings) as d:
+        rig = d.rig("T4", game("T4", "S1", seed=3, hands=8))
+        rig.status_extra = {"evidence_url": server.url()}
+        d.call(rig.publish_status, "online")
+        d.call(rig.play, 400)
+        d.wait(lambda: d.seq("T4") == len(rig.log) - 1)
+        d.wait(lambda: "evidence_url" in d.svc.live.presence["T4"].body)
+        try:
+            yield d, rec, server, rig
+        finally:
+            server.close()
+            rec.close()
+
+
+def first_proposal(d: Dash) -> tuple[Any, str, dict[str, Any]]:
+    c, csrf = d.login("referee")
+    items = [a for a in c.get("/api/alerts").json() if a["proposal"] and a["table_id"] == "T4"]
+    assert items, "the simulated game raised no proposal"
+    return c, csrf, items[0]
+
+
+def rig_get(url: str) -> int:
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {TOKEN}"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_an_alerts_clips_are_kept_at_decision_and_outlive_the_ring(
+    setup: tuple[Dash, Recorder, EvidenceServer, SimRig],
+) -> None:
+    d, rec, server, _ = setup
+    c, csrf, item = first_proposal(d)
+    record_around(rec, item["ts"])
+    clips = item["clips"]  # the simulated log cites no recording: what was around the alert
+    assert [x["kind"] for x in clips] == ["video", "audio", "still"]
+    assert all(x["url"].startswith("/api/tables/T4/clips/") for x in clips)
+    live = c.get(clips[0]["url"])  # before the decision: fetched from the rig on demand
+    assert live.status_code == 200 and live.headers["content-type"] == "video/mp4"
+    assert session_clips(d.svc.factory, "T4", "S1") == []
+
+    r = c.post(
+        "/api/decisions",
+        json={"table_id": "T4", "item_id": item["id"], "verdict": "confirm"},
+        headers={"X-CSRF-Token": csrf},
+    )
+    assert r.status_code == 200, r.text
+    d.wait(lambda: len(session_clips(d.svc.factory, "T4", "S1")) == 3)  # kept after the answer
+    kept = session_clips(d.svc.factory, "T4", "S1")
+    assert sorted(k.kind for k in kept) == ["audio", "still", "video"]
+    assert {k.alert_id for k in kept} == {item["id"]}
+
+    rec.ring.budget = Budget(bytes=1)  # the rig's ring moves on: everything unpinned goes
+    assert rec.ring.enforce() > 0
+    lost = clips[0]
+    assert rig_get(f"{server.url()}/clips/video?start={lost['start']}&end={lost['end']}") == 404
+    by_kind = {k.kind: k.data for k in kept}
+    for x in clips:
+        got = c.get(x["url"])
+        assert got.status_code == 200 and got.content == by_kind[x["kind"]]
+    page = c.get("/tables/T4").text
+    assert f'<video controls preload="none" src="{clips[0]["url"].replace("&", "&amp;")}"' in page
+
+    z = c.get("/export/sessions/T4/S1.zip")  # the session: its log and its alerts' clips
+    assert z.status_code == 200 and z.headers["content-type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(z.content)) as archive:
+        assert archive.read("log.jsonl").decode().count("\n") == d.seq("T4") + 1
+        index = json.loads(archive.read("clips/index.json"))
+        assert sorted(e["kind"] for e in index) == ["audio", "still", "video"]
+        for e in index:
+            assert e["alert"] == item["id"] and archive.read(e["file"]) == by_kind[e["kind"]]
+    assert c.get("/export/sessions/T4/S9.zip").status_code == 404
+
+
+def test_the_reasons_a_clip_cannot_be_had(
+    setup: tuple[Dash, Recorder, EvidenceServer, SimRig],
+) -> None:
+    d, rec, server, rig = setup
+    c, _, item = first_proposal(d)
+    record_around(rec, item["ts"])
+    url = "/api/tables/T4/clips/video?session=S1&start=1&end=2"
+    r = c.get(url)  # the ring never had it: the rig's 404, naming what it keeps
+    assert r.status_code == 404
+    assert r.json()["detail"].startswith(
+        "the rig: no video of session S1 1.00-2.00: the ring keeps"
+    )
+    assert d.client.get(url).status_code == 401  # no referee session
+    assert c.get("/api/tables/T4/clips/video?session=S1&start=5").status_code == 400
+    assert c.get("/api/tables/T4/clips/still?session=S1").status_code == 400
+    assert c.get("/api/tables/T4/clips/smell?session=S1&t=1").status_code == 422
+    d.svc.settings.evidence_token = "wrong"
+    r = c.get(url)
+    assert r.status_code == 502 and "refused the dashboard's evidence token" in r.json()["detail"]
+    d.svc.settings.evidence_token = TOKEN
+    body = d.svc.live.presence["T4"].body
+    with socket.socket() as silent:  # a rig that takes the connection and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        real, body["evidence_url"] = (
+            body["evidence_url"],
+            f"http://127.0.0.1:{silent.getsockname()[1]}",
+        )
+        d.svc.settings.clip_timeout = 0.5
+        r = c.get(url)
+        assert r.status_code == 504 and "did not answer within 0.5 s" in r.json()["detail"]
+        body["evidence_url"] = real
+    server.close()
+    r = c.get(url)
+    assert r.status_code == 503 and "cannot be reached" in r.json()["detail"]
+    d.call(rig.stop)
+    d.rigs.remove(rig)
+    d.wait(lambda: d.svc.live.presence["T4"].state == "offline")
+    r = c.get(url)
+    assert r.status_code == 503 and "rig is offline" in r.json()["detail"]
+    r = c.get("/api/tables/T9/clips/audio?session=S1&start=1&end=2")
+    assert r.status_code == 503 and "has not been seen" in r.json()["detail"]

@@ -1,0 +1,121 @@
+"""A rig with recording on: a video file played as the camera and the voice worker's audio go
+into the ring, the status names the clip server, camera events cite their video, a win pins its
+segments, and the server hands out clips with the dashboard's token only."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.evidence import clips_in
+from rig.config import parse
+from rig.rig_cli import make_bus
+from rig.runtime import Rig
+from voice.audio_io import SR, write_wav
+
+from .test_rig_hand import CAMERA_PLAY, CAMERA_SETUP, camera_lines
+
+TOKEN = "the-dashboards-token"
+WAIT = 60.0  # only reached when something is broken
+
+
+def video_file(path: Path, seconds: float, fps: int = 10) -> Path:
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, (160, 120))
+    for i in range(round(seconds * fps)):
+        img = np.full((120, 160, 3), 40, np.uint8)
+        cv2.putText(img, str(i), (20, 80), cv2.FONT_HERSHEY_SIMPLEX, 1.5, (255, 255, 255), 2)
+        out.write(img)
+    out.release()
+    return path
+
+
+async def until(cond: Callable[[], bool], what: str) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while not cond():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)  # waiting on real I/O (the voice process, the video file)
+
+
+def fetch(url: str, token: str | None = TOKEN) -> tuple[int, bytes]:
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def test_a_rig_records_cites_pins_and_serves(tmp_path: Path) -> None:
+    if not Path("models/voice_spotter.onnx").exists():
+        pytest.skip("models/voice_spotter.onnx missing")
+    noise = np.random.default_rng(1).normal(0, 0.01, int(6 * SR)).astype(np.float32)
+    wav = tmp_path / "mic.wav"
+    write_wav(wav, noise[:, None])
+    camera = tmp_path / "camera.jsonl"
+    camera.write_text(camera_lines(CAMERA_SETUP), encoding="utf-8")
+    cfg = parse(
+        {
+            "table": {"id": "T3", "session": "S1", "log": str(tmp_path / "t3.sqlite")},
+            "voice": {"file": str(wav)},
+            "camera": {"file": str(camera), "follow": True},
+            "evidence": {
+                "dir": str(tmp_path / "evidence"),
+                "video_file": str(video_file(tmp_path / "table.mp4", 6.0)),
+                "token": TOKEN,
+                "host": "127.0.0.1",
+                "segment_s": 2,
+                "budget_hours": 1,
+            },
+        }
+    )
+    asyncio.run(asyncio.wait_for(_run(cfg, camera), 2 * WAIT))
+
+
+async def _run(cfg: object, camera: Path) -> None:
+    assert hasattr(cfg, "table")
+    rig = Rig(cfg, make_bus(cfg))  # type: ignore[arg-type]
+    assert rig.evidence is not None
+    rec = rig.evidence.recorder
+    await rig.start()
+    try:
+        await until(lambda: rec.last_frame is not None and rec.last_frame > 1.0, "video frames")
+        with camera.open("a", encoding="utf-8") as f:  # the camera sees play while recording
+            f.write(camera_lines([*CAMERA_PLAY, ("win", {"seat": "S"})]))
+        finished = ("video", "voice")
+        await until(
+            lambda: all(rig.supervisor.health[n].finished for n in finished), "both files played"
+        )
+        await until(lambda: any(e.type == "win" for e in rig.store.events("T3", "S1")), "the win")
+        await rig.idle()
+        status = rig.status()
+        url = status["evidence_url"]
+        assert url.startswith("http://127.0.0.1:") and status["evidence"]["segments"] >= 6
+        events = list(rig.store.events("T3", "S1"))
+        win = next(e for e in events if e.type == "win")
+        cited = clips_in(win.evidence)
+        assert [c.kind for c in cited] == ["video"]
+        assert cited[0].start == pytest.approx(win.ts - 5.0, abs=0.01) or cited[0].start == 0.0
+        pinned = [s for s in rec.ring.find("video", 0.0, 1e9) if s.pinned]
+        assert pinned and all(s.start < win.ts + 10.0 for s in pinned)
+        assert any(s.pinned for s in rec.ring.find("audio", 0.0, 1e9))  # the voice worker's
+        code, body = fetch(f"{url}/clips/video?start=0.5&end=3.5")
+        assert code == 200 and body[4:8] == b"ftyp"
+        code, body = fetch(f"{url}/clips/audio?start=1&end=4")
+        assert code == 200 and body[:4] == b"fLaC"
+        code, body = fetch(f"{url}/clips/audio?start=1&end=4", token=None)
+        assert code == 401
+        code, body = fetch(f"{url}/clips/video?start=300&end=310")
+        detail = json.loads(body)["detail"]
+        assert code == 404 and re.search(r"the ring keeps video 0\.\d\d-6\.\d\d$", detail)
+    finally:
+        await rig.stop()
