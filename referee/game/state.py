@@ -368,6 +368,10 @@ class TableState:
         "seated",
         "session_id",
         "table_id",
+        "spoken_by",
+        "to_check",
+        "unspoken",
+        "last_win",
     )
 
     def __init__(self, table_id: str, session_id: str, profile: Profile) -> None:
@@ -389,6 +393,12 @@ class TableState:
         self.out_seq = 0  # the next engine output's seq (Step.outputs, EVENTS.md)
         self.claim_changes: dict[str, int] = {}  # WMC-11.2 count per player this session
         self.first_prevalent = Wind.E  # the prevalent wind of the session's first round
+        # WMC-5.2: what decides whether a claim was spoken — "calls" (the call events before the
+        # exposure), "voice" (a claim_check after it), "none" (no audio input: not checked)
+        self.spoken_by = "calls"
+        self.to_check: dict[int, tuple[Wind, str, bool, str]] = {}  # seq → seat, kind, called, player
+        self.unspoken: dict[str, int] = {}  # WMC-5.2 unspoken claims per player this session
+        self.last_win: tuple[Wind, float, bool] | None = None  # seat, ts, its slam excused
 
     def place_of(self, seat: Wind) -> int:
         """Venue place of a seat wind in the current hand (WMC-2.4)."""
@@ -424,4 +434,8 @@ class TableState:
             "last_seq": self.last_seq,
             "out_seq": self.out_seq,
             **({"claim_changes": dict(self.claim_changes)} if self.claim_changes else {}),
+            **({"spoken_by": self.spoken_by} if self.spoken_by != "calls" else {}),
+            **({"to_check": {str(k): [v[0].name, *v[1:]] for k, v in self.to_check.items()}}
+               if self.to_check else {}),
+            **({"unspoken": dict(self.unspoken)} if self.unspoken else {}),
         }
