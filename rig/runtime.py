@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from referee.duties import RefereeTable
-from referee.events import EngineEvent, Event, make_event
+from referee.events import EngineEvent, Event, Source, VoiceSetup, make_event
+from referee.hands import Wind
 from referee.sources import Sequencer
 from referee.store import EventStore
 from rig.bus import Bus, BusError, BusMessage, Kind, topic, topic_filter
@@ -36,10 +37,12 @@ from rig.inputs import (
     TableLinkInput,
     VoiceInput,
     referee_draft,
+    uncertain,
 )
 from rig.metrics import HEALTH, Metrics
 from table_io.bridge import TableBridge, TableSource
 from table_io.clock import Clock, MonotonicClock
+from voice.verify import ClaimWindows
 
 log = logging.getLogger(__name__)
 BATCH = 512  # submissions per group commit
@@ -102,10 +105,16 @@ class Rig:
         self.recovered = len(logged)
         self.last_ts = logged[-1].ts if logged else 0.0
         self._camera_line, self._heard_until = _evidence_marks(logged)
+        self.claim_windows = ClaimWindows()  # the claims the microphones are asked about
+        for ev in logged:
+            self.claim_windows.feed(ev)
+        setups = [e.payload for e in logged if isinstance(e.payload, VoiceSetup)]
+        self._setup_logged = setups[-1] if setups else None
         self.clock = SessionClock(clock or MonotonicClock(), self.last_ts)
         self.metrics = Metrics()
         sup = cfg.supervise
         self.supervisor = Supervisor(self.clock, (sup.backoff_min, sup.backoff_max), self._changed)
+        self.voice: VoiceInput | None = None
         self.inputs = self._inputs()
         self.started = time.time()
         self._queue: asyncio.Queue[tuple[str, Submission, float]] = asyncio.Queue()
@@ -132,13 +141,31 @@ class Rig:
                 argv += ["--seats", *v.seats]
             if v.threshold is not None:
                 argv += ["--threshold", str(v.threshold)]
-            out.append(VoiceInput(argv, v.silent_after, self._heard_until))
+            argv += ["--calibrate-s", str(v.calibrate_s)]
+            self.voice = VoiceInput(
+                argv, v.silent_after, self._heard_until, clock=self.clock, verify=True
+            )
+            out.append(self.voice)
         if cfg.camera is not None:
             c = cfg.camera
             out.append(
                 CameraFileInput(c.file, self.clock, c.silent_after, c.follow, self._camera_line)
             )
         return out
+
+    def voice_setup(self) -> VoiceSetup:
+        """How this session's claims are checked for the spoken call (WMC-5.2), for the log."""
+        v = self.cfg.voice
+        if v is None:
+            reason = "no audio input configured: spoken claims (WMC-5.2, 5.5) are not checked"
+            return VoiceSetup(checks="none", reason=reason)
+        seats: list[str | None] = list(v.seats or ("ESWN" if v.channels == 4 else ""))
+        seats += [None] * (v.channels - len(seats))
+        return VoiceSetup(
+            checks="voice",
+            seats=tuple(Wind[s] if s else None for s in seats),
+            reason=f"{v.channels} microphone channel(s) check each claim, kong and win",
+        )
 
     def status(self, state: str = "online") -> dict[str, Any]:
         return {
@@ -151,6 +178,7 @@ class Rig:
             "last_seq": self.sequencer.next - 1,
             "out_seq": self.duty.state.out_seq,
             "inputs": {n: h.to_json() for n, h in self.supervisor.health.items()},
+            "spoken_claims": self.voice_setup().reason,
             "metrics": self.metrics.figures(),
         }
 
@@ -267,12 +295,28 @@ class Rig:
                 continue
             self.store.append_many(ev for ev, _, _ in done)  # write-ahead: durable first
             self.metrics.logged(len(done))
+            for ev, outs, _ in done:
+                self._ask_voice(ev, outs)
             for ev, outs, t_in in done:
                 self._outbox.put_nowait(("events", ev.model_dump_json(), t_in))
                 for out in outs:
                     kind = PUBLISHED_TOPIC_KINDS.get(out.type, "events")
                     self._outbox.put_nowait((kind, out.model_dump_json(), t_in))
             self._state_dirty = True
+
+    def _ask_voice(self, ev: Event, outs: list[EngineEvent]) -> None:
+        """A claim, kong or win the core accepted: the microphones check it was spoken (with
+        none, a note that it was not checked)."""
+        claim = self.claim_windows.feed(ev)
+        if claim is None or claim.seat is None:
+            return
+        if any(o.type == "alert" and o.payload.get("rejected") for o in outs):
+            return
+        if self.voice is not None:
+            self.voice.check(claim, self)
+        else:
+            reason = "no audio input configured: not checked"
+            self.submit("rig", Draft(uncertain(claim, reason), Source.VOICE))
 
     async def _publisher(self) -> None:
         """Publish the outbox in order with up to ``IN_FLIGHT`` QoS 1 publishes awaiting their
@@ -407,6 +451,10 @@ class Rig:
             asyncio.create_task(self._watchdog(), name="watchdog"),
             asyncio.create_task(self._commands(), name="commands"),
         ]
+        setup = self.voice_setup()
+        if setup != self._setup_logged:  # a new session, or the microphones changed
+            self._setup_logged = setup
+            self.submit("rig", Draft(setup, Source.VOICE))
         for inp in self.inputs:
             task = asyncio.create_task(self.supervisor.supervise(inp, self), name=inp.name)
             self._tasks.append(task)

@@ -359,6 +359,7 @@ class TableState:
         "hands_played",
         "last_seq",
         "last_ts",
+        "last_win",
         "next_marks",
         "out_seq",
         "players",
@@ -367,11 +368,10 @@ class TableState:
         "scores",
         "seated",
         "session_id",
-        "table_id",
         "spoken_by",
+        "table_id",
         "to_check",
         "unspoken",
-        "last_win",
     )
 
     def __init__(self, table_id: str, session_id: str, profile: Profile) -> None:
@@ -396,7 +396,9 @@ class TableState:
         # WMC-5.2: what decides whether a claim was spoken — "calls" (the call events before the
         # exposure), "voice" (a claim_check after it), "none" (no audio input: not checked)
         self.spoken_by = "calls"
-        self.to_check: dict[int, tuple[Wind, str, bool, str]] = {}  # seq → seat, kind, called, player
+        self.to_check: dict[
+            int, tuple[Wind, str, bool, str]
+        ] = {}  # seq → seat, kind, called, player
         self.unspoken: dict[str, int] = {}  # WMC-5.2 unspoken claims per player this session
         self.last_win: tuple[Wind, float, bool] | None = None  # seat, ts, its slam excused
 
@@ -435,7 +437,10 @@ class TableState:
             "out_seq": self.out_seq,
             **({"claim_changes": dict(self.claim_changes)} if self.claim_changes else {}),
             **({"spoken_by": self.spoken_by} if self.spoken_by != "calls" else {}),
-            **({"to_check": {str(k): [v[0].name, *v[1:]] for k, v in self.to_check.items()}}
-               if self.to_check else {}),
+            **(
+                {"to_check": {str(k): [v[0].name, *v[1:]] for k, v in self.to_check.items()}}
+                if self.to_check
+                else {}
+            ),
             **({"unspoken": dict(self.unspoken)} if self.unspoken else {}),
         }

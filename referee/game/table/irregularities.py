@@ -51,10 +51,14 @@ class Irregularities(Wins):
         span = f"at {p.t_start:.1f}–{p.t_end:.1f} s"
         if p.kind == "slam":
             win = self.state.last_win
-            if win is not None and win[0] is seat and not win[2]:
-                if abs(p.t_start - win[1]) <= SLAM_WIN_S:
-                    self.state.last_win = (win[0], win[1], True)
-                    return
+            if (
+                win is not None
+                and win[0] is seat
+                and not win[2]
+                and abs(p.t_start - win[1]) <= SLAM_WIN_S
+            ):
+                self.state.last_win = (win[0], win[1], True)
+                return
         who = f"{seat.name}: " if seat is not None else ""
         if p.kind == "phone":
             self._finding(
