@@ -21,7 +21,17 @@ from collections.abc import Iterable
 from typing import Any
 
 from referee.duties import RefereeTable
-from referee.events import EngineEvent, Event, Source, VoiceSetup, make_event
+from referee.events import (
+    Chow,
+    EngineEvent,
+    Event,
+    Kong,
+    Pung,
+    Source,
+    VoiceSetup,
+    WinDeclared,
+    make_event,
+)
 from referee.hands import Wind
 from referee.sources import Sequencer
 from referee.store import EventStore
@@ -48,6 +58,7 @@ log = logging.getLogger(__name__)
 BATCH = 512  # submissions per group commit
 IN_FLIGHT = 64  # QoS 1 publishes awaiting their PUBACK at once
 PUBLISHED_TOPIC_KINDS: dict[str, Kind] = {"alert": "alerts", "proposal": "alerts"}
+EXPOSURES = (Chow, Pung, Kong, WinDeclared)  # what the microphones are asked about (WMC-5.2)
 
 
 class SessionClock:
@@ -257,11 +268,23 @@ class Rig:
         """Number and apply one submission's events, in order; table outputs go through
         table_io's bridge, one machine event at a time (each sees the state the last left)."""
         if isinstance(item, Draft):
-            return self._apply([self._event(item)])
+            return self._apply([*self._setup_first(item), self._event(item)])
         out = []
         for machine in self.table_source.machine_events(item):
             out += self._apply(self.bridge.convert(machine, self.duty.state))
         return out
+
+    def _setup_first(self, draft: Draft) -> list[Event]:
+        """Before the session's first claim, kong or win (or the first since the microphones
+        changed): how claims are checked (``voice_setup``), so that the core knows at the
+        exposure whether the microphones will answer for it."""
+        if not isinstance(draft.payload, EXPOSURES):
+            return []
+        setup = self.voice_setup()
+        if setup == self._setup_logged:
+            return []
+        self._setup_logged = setup
+        return [self._event(Draft(setup, Source.VOICE))]
 
     def _apply(self, events: list[Event]) -> list[tuple[Event, list[EngineEvent]]]:
         out = []
@@ -451,10 +474,6 @@ class Rig:
             asyncio.create_task(self._watchdog(), name="watchdog"),
             asyncio.create_task(self._commands(), name="commands"),
         ]
-        setup = self.voice_setup()
-        if setup != self._setup_logged:  # a new session, or the microphones changed
-            self._setup_logged = setup
-            self.submit("rig", Draft(setup, Source.VOICE))
         for inp in self.inputs:
             task = asyncio.create_task(self.supervisor.supervise(inp, self), name=inp.name)
             self._tasks.append(task)
