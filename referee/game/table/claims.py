@@ -44,6 +44,8 @@ UNSPOKEN_POINTS = 10
 """WMC-5.2: "unspoken claims get a warning; repeated ones a point penalty (WMC-13.3)" — the
 amount is not fixed: proposed as 10 from a player's second unspoken claim, for the referee."""
 CLAIM_WORDS = {"selfdraw": "self-drawn win", "win": "win on a discard"}
+HEARD_RANK = {"win": 0, "pung": 1, "kong": 1, "chow": 2}
+"""WMC-5.7 by the word heard, lower is stronger (claims of chow and pung are compared)."""
 
 
 class Claims(Turns):
@@ -281,6 +283,8 @@ class Claims(Turns):
                 )
             return  # the calls decided (or nothing does): in the record only
         seat, kind, called, name = pending  # the player then (a win's check follows the hand)
+        if kind in ("chow", "pung"):
+            self._priority_heard(p, seat, kind)
         if p.spoken is not False or called:
             return
         n = st.unspoken.get(name, 0) + 1
@@ -309,6 +313,26 @@ class Claims(Turns):
             points=UNSPOKEN_POINTS,
             evidence=(p.claim_seq,),
         )
+
+    def _priority_heard(self, p: ClaimCheck, seat: Wind, kind: str) -> None:
+        """WMC-5.7: another seat heard calling a stronger claim on the same discard before this
+        chow or pung was exposed (the microphones' ``others``; the word is the spotter's guess,
+        so this is a note for a referee, not a ruling)."""
+        for other in p.others:
+            word, who, onset = other.get("word"), other.get("seat"), other.get("onset")
+            if who in (None, seat.name) or word not in HEARD_RANK:
+                continue
+            if HEARD_RANK[word] < HEARD_RANK[kind]:
+                at = f" at {onset:.1f} s" if isinstance(onset, (int, float)) else ""
+                self._finding(
+                    "WMC-5.7",
+                    f"{who} was heard calling {word}{at} on the discard {seat.name} took by "
+                    f"{kind}: a {word} has priority (win > pung/kong > chow) — for a referee",
+                    Wind[who],
+                    severity=Severity.INFO,
+                    evidence=(p.claim_seq,),
+                )
+                return
 
     def _call_is_legal(self, seat: Wind, call: CallKind, discarder: Wind, tile: Tile) -> bool:
         """WMC-5.7: only a legal claim has priority."""

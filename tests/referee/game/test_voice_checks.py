@@ -120,3 +120,21 @@ def test_wmc_13_6_conduct_sounds_and_the_winning_tile_slammed_once() -> None:
     assert [a.rule for a in s.push(slam, at=32.0).alerts] == ["WMC-13.6"]  # not twice
     other = ConductHeard(kind="slam", seat=Wind.E, t_start=29.8, t_end=29.85)
     assert [a.seat for a in s.push(other, at=32.0).alerts] == [Wind.E]  # not the winner's
+
+
+def test_wmc_5_7_a_stronger_call_heard_from_another_seat_is_a_note() -> None:
+    s = started()
+    s.do("E discard E")
+    pung = s.do("N pung")
+    others = (
+        {"seat": "W", "onset": 4.1, "word": "win"},
+        {"seat": "S", "onset": 4.0, "word": "chow"},
+    )
+    step = check(s, pung, "N", "pung", True, others=others)
+    [note] = step.alerts
+    assert (note.rule, note.seat, note.severity, note.penalty) == ("WMC-5.7", Wind.W, "info", "")
+    assert "W was heard calling win at 4.1 s" in note.message
+    s = started()
+    s.do("E discard E")
+    pung = s.do("N pung")
+    assert not check(s, pung, "N", "pung", True, others=others[1:]).alerts  # a chow is weaker
