@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from voice.audio_io import SR, Audio
+from voice.audio_io import Audio
 from voice.live import TableListener
 from voice.scene import Scene, ring_tone, tile_clack
 from voice.verify import Claim
