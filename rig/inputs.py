@@ -230,8 +230,9 @@ class VoiceInput(Input):
 
     With ``verify`` the worker also checks the claims the rig sends it (:meth:`check`) and
     reports conduct sounds; what it hears is stamped on the session clock: audio time 0 is
-    the session time the worker started (``audio_t0``). What it heard is released to the core
-    when the session clock has reached it (a file may be read faster than it would be played).
+    the session time the worker said its audio started (``audio_t0``). What it heard is
+    released to the core when the session clock has reached it (a file may be read faster than
+    it would be played).
     """
 
     name = "voice"
@@ -313,6 +314,8 @@ class VoiceInput(Input):
                             call_payload(call), Source.VOICE, call.conf, call_evidence(call)
                         )
                         self._hold(call.t_end, draft)
+                elif "started" in msg:
+                    self.audio_t0 = self._now()  # the models are loaded: the audio starts
                 elif "verdict" in msg:
                     sink.submit(self.name, self._verdict(msg["verdict"]))
                 elif "conduct" in msg:

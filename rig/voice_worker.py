@@ -2,13 +2,13 @@
 
 ``python -m rig.voice_worker (--file PATH [--realtime] | --device DEV) [--channels N]
 [--seats E S W N] [--threshold X] [--verify [--calibrate-s S]]`` prints one JSON object per line
-on stdout: ``{"call": CallHeard}``, ``{"alert": AudioAlert}``, ``{"alive": samples}`` (twice a
-second, so the rig tells a quiet table from a dead microphone) and ``{"end": samples}`` when a
-file ends. With ``--verify`` it also hears the table (:class:`voice.live.TableListener`):
-``{"calibrated": …}`` once the noise floors are measured, ``{"conduct": …}`` for each conduct
-sound, and ``{"verdict": …}`` for each ``{"claim": {id, seat, kind, t_discard, t_exposed, …}}``
-line the rig writes on stdin (audio seconds); a file's worker then waits for claims until stdin
-closes.
+on stdout: ``{"started": 0}`` when audio time 0 begins, ``{"call": CallHeard}``, ``{"alert":
+AudioAlert}``, ``{"alive": samples}`` (twice a second, so the rig tells a quiet table from a dead
+microphone) and ``{"end": samples}`` when a file ends. With ``--verify`` it also hears the table
+(:class:`voice.live.TableListener`): ``{"calibrated": …}`` once the noise floors are measured,
+``{"conduct": …}`` for each conduct sound, and ``{"verdict": …}`` for each ``{"claim": {id,
+seat, kind, t_discard, t_exposed, …}}`` line the rig writes on stdin (audio seconds); a file's
+worker then waits for claims until stdin closes.
 """
 
 from __future__ import annotations
@@ -121,9 +121,12 @@ def run(args: argparse.Namespace) -> int:
         src = LiveSource(None if device == "default" else device, channels=args.channels)
         channels = args.channels
         src.start()
+        say({"started": 0})  # audio time 0: the capture began (the rig stamps it)
     pipe = CallPipeline(build_detectors(cfg, channels), seats=cfg.seats)
     table = Listening(args, channels) if args.verify else None
     blocks: Iterable[Block] = paced(src) if args.file is not None and args.realtime else src
+    if args.file is not None:
+        say({"started": 0})  # audio time 0: the file starts playing now
     last_alive = 0.0
     for block in blocks:
         for alert in block.alerts:
