@@ -250,10 +250,8 @@ class VoiceInput(Input):
         self.silent_after = silent_after
         self.heard_until = heard_until  # calls up to this audio time were logged (a restart)
         self.clock = clock
-        self.verify = verify
         self.audio_t0 = 0.0
         self._proc: asyncio.subprocess.Process | None = None
-        self._sink: Sink | None = None
         self._held: list[tuple[float, Draft]] = []  # (session time due, draft)
         self.heard_all = False  # a file: the worker has heard all of it
 
@@ -287,7 +285,6 @@ class VoiceInput(Input):
             sink.submit(self.name, Draft(uncertain(claim, reason), Source.VOICE))
 
     async def run(self, sink: Sink) -> None:
-        self._sink = sink
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",

@@ -136,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
         if block.start > pipe.samples:  # blocks lost (alerted): keep time with silence
             gap = np.zeros((block.start - pipe.samples, channels), np.float32)
             if table is not None:
-                table.listener.feed(gap)
+                for msg in table.listener.feed(gap):
+                    say(msg)
             pipe.feed(gap)
         for call in pipe.feed(block.data):
             say({"call": call.model_dump(mode="json")})

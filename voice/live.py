@@ -182,4 +182,5 @@ class TableListener:
             self.reported.append(e)
             out.append({"conduct": e.to_json()})
         self.reported = [r for r in self.reported if r.t_end > end - 2 * WINDOW_S]
+        self.windows = [w for w in self.windows if w[1] > end - 2 * WINDOW_S]
         return out

@@ -396,9 +396,8 @@ class TableState:
         # WMC-5.2: what decides whether a claim was spoken — "calls" (the call events before the
         # exposure), "voice" (a claim_check after it), "none" (no audio input: not checked)
         self.spoken_by = "calls"
-        self.to_check: dict[
-            int, tuple[Wind, str, bool, str]
-        ] = {}  # seq → seat, kind, called, player
+        # exposure seq → (seat, kind, a call was logged before it, the player) awaiting a check
+        self.to_check: dict[int, tuple[Wind, str, bool, str]] = {}
         self.unspoken: dict[str, int] = {}  # WMC-5.2 unspoken claims per player this session
         self.last_win: tuple[Wind, float, bool] | None = None  # seat, ts, its slam excused
 

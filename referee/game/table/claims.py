@@ -274,14 +274,8 @@ class Claims(Turns):
         it) outweighs silence at the seat: the sensors disagree, so no alert."""
         st = self.state
         pending = st.to_check.pop(p.claim_seq, None)
-        if pending is None:
-            if st.spoken_by == "voice":
-                raise Rejected(
-                    "WMC-5.2",
-                    f"claim check of seq {p.claim_seq}: no claim, kong or win there awaits one",
-                    p.seat,
-                )
-            return  # the calls decided (or nothing does): in the record only
+        if pending is None:  # the calls decided, nothing does, or no such claim stood (a false
+            return  # win, a claim refused): the event is in the record only
         seat, kind, called, name = pending  # the player then (a win's check follows the hand)
         if kind in ("chow", "pung"):
             self._priority_heard(p, seat, kind)

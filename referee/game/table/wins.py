@@ -87,6 +87,8 @@ class Wins(Kongs):
             if found is None:
                 return
             result, winning = found
+            if self.state.spoken_by != "calls":  # WMC-5.6: call the win as the tile is added
+                self._await_check(seat, "win", seat in hand.calls)
             me = hand.seats[konger]
             for i, meld in enumerate(me.melds):
                 if meld.kind is MeldKind.KONG and meld.first == tile and not meld.concealed:

@@ -43,8 +43,7 @@ def test_wmc_5_2_claim_checked_after_the_exposure() -> None:
     assert (alert.rule, alert.seat, alert.rejected) == ("WMC-5.2", Wind.N, False)
     assert alert.penalty == "warning" and alert.evidence == (pung.cause.seq,)  # type: ignore[union-attr]
     assert "no speech at the claimer's seat" in alert.message
-    again = check(s, pung, "N", "pung", False)  # answered once only
-    assert [a.rule for a in again.alerts] == ["WMC-5.2"] and again.alerts[0].rejected
+    assert not check(s, pung, "N", "pung", False).alerts  # answered once only
 
 
 def test_wmc_5_2_spoken_or_uncertain_gives_no_alert() -> None:
