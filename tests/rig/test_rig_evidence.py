@@ -91,9 +91,10 @@ async def _run(cfg: object, camera: Path) -> None:
         await until(lambda: rec.last_frame is not None and rec.last_frame > 1.0, "video frames")
         with camera.open("a", encoding="utf-8") as f:  # the camera sees play while recording
             f.write(camera_lines([*CAMERA_PLAY, ("win", {"seat": "S"})]))
-        finished = ("video", "voice")
+        voice = rig.voice
+        assert voice is not None  # a file heard: the worker then waits for claims, still running
         await until(
-            lambda: all(rig.supervisor.health[n].finished for n in finished), "both files played"
+            lambda: rig.supervisor.health["video"].finished and voice.heard_all, "both files played"
         )
         await until(lambda: any(e.type == "win" for e in rig.store.events("T3", "S1")), "the win")
         await rig.idle()
