@@ -111,9 +111,10 @@ async def _run(cfg: object, camera: Path) -> None:
         assert any(s.pinned for s in rec.ring.find("audio", 0.0, 1e9))  # the voice worker's
         code, body = fetch(f"{url}/clips/video?start=0.5&end=3.5")
         assert code == 200 and body[4:8] == b"ftyp"
-        code, body = fetch(f"{url}/clips/audio?start=1&end=4")
+        a0 = voice.audio_t0  # the session time the worker's audio began (after its start-up)
+        code, body = fetch(f"{url}/clips/audio?start={a0 + 1:.2f}&end={a0 + 4:.2f}")
         assert code == 200 and body[:4] == b"fLaC"
-        code, body = fetch(f"{url}/clips/audio?start=1&end=4", token=None)
+        code, body = fetch(f"{url}/clips/audio?start={a0 + 1:.2f}&end={a0 + 4:.2f}", token=None)
         assert code == 401
         code, body = fetch(f"{url}/clips/video?start=300&end=310")
         detail = json.loads(body)["detail"]
