@@ -475,6 +475,56 @@ class Observation(Payload):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
+ClaimWord = Literal["chow", "pung", "kong", "win", "selfdraw"]
+
+
+class VoiceSetup(Payload):
+    """How this session's claims are checked for the spoken call (WMC-5.2, 5.5), logged by the
+    rig at start: ``voice`` — the microphones check each claim, kong and win after its exposure
+    (a ``claim_check`` follows it; the exposure itself raises nothing); ``none`` — no audio
+    input: nothing is checked, ``reason`` says why. Without this event, the ``call`` events
+    before an exposure decide (a log written by hand, the simulator)."""
+
+    TYPE: ClassVar[str] = "voice_setup"
+    checks: Literal["voice", "none"]
+    seats: tuple[SeatField | None, ...] = ()  # the seat of each microphone channel
+    reason: str = ""
+
+
+class ClaimCheck(Payload):
+    """The microphones' answer for one claim, kong or win (WMC-5.2, 5.5, 5.7): was it said by
+    that seat between the discard (or draw) and the exposure ``claim_seq``? ``spoken`` false →
+    the engine's alert (``rule`` WMC-5.2, or WMC-5.5 for a kong said only after it was shown);
+    null → uncertain, no alert (``reason`` says why). Times are on the session clock; the
+    envelope's evidence cites the clip (``audio:START-END@SEAT``)."""
+
+    TYPE: ClassVar[str] = "claim_check"
+    claim_seq: Annotated[int, Field(ge=0)]
+    seat: SeatField
+    kind: ClaimWord
+    spoken: bool | None
+    word: ClaimWord | None = None
+    conf: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+    onset: float | None = None
+    seat_heard: SeatField | None = None
+    rule: Literal["WMC-5.2", "WMC-5.5"] | None = None
+    reason: str = ""
+    others: tuple[dict[str, Any], ...] = ()  # other seats heard in the window (WMC-5.7)
+
+
+class ConductHeard(Payload):
+    """A conduct sound the microphones heard (WMC-13.6): sustained ``talking`` at a seat outside
+    calls, a ``slam``med tile, a ``phone`` ringing; times on the session clock, the clip in the
+    envelope's evidence. The engine alerts it, except the winner's slam of the winning tile."""
+
+    TYPE: ClassVar[str] = "conduct_heard"
+    kind: Literal["talking", "slam", "phone"]
+    seat: SeatField | None = None
+    t_start: float
+    t_end: float
+    detail: str = ""
+
+
 TableRule = Literal["TABLE-ERROR", "TABLE-LINK", "TABLE-MODE"]
 """Rule IDs of alerts about the automatic table (not WMC rules; see EVENTS.md):
 TABLE-ERROR a fault the table reports (jam, count mismatch, …), TABLE-LINK the link to it
@@ -554,6 +604,9 @@ _GAME_PAYLOADS: tuple[type[Payload], ...] = (
     HandRevealed,
     ExhaustiveDraw,
     Observation,
+    VoiceSetup,
+    ClaimCheck,
+    ConductHeard,
     MachineEvent,
     RefereeDecision,
     TilesExposed,

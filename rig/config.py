@@ -48,6 +48,7 @@ class VoiceSection(_Section):
     realtime: bool = True  # a file is heard at the pace of its samples
     threshold: float | None = Field(default=None, gt=0, lt=1)
     silent_after: float = Field(default=10.0, gt=0)
+    calibrate_s: float = Field(default=30.0, gt=0)  # noise floors from the session's first s
 
 
 class CameraSection(_Section):
@@ -161,6 +162,7 @@ def _devices(data: dict[str, Any], base: Path, where: str) -> list[str]:
         file = _str(data, section, key)
         if file is not None and not (base / file).is_file():
             out.append(f"{where}: {section}.{key} = {file!r}: no such file; expected {what}")
+    out += _audio_file(data, base, where)
     voice = data.get("voice")
     if isinstance(voice, dict) and ("file" in voice) == ("device" in voice):
         out.append(f"{where}: voice needs exactly one of file (a WAV/FLAC file) or device")
@@ -173,6 +175,27 @@ def _devices(data: dict[str, Any], base: Path, where: str) -> list[str]:
         except ValueError as exc:
             out.append(f"{where}: bus.mqtt = {mqtt!r}: {exc}")
     return out
+
+
+def _audio_file(data: dict[str, Any], base: Path, where: str) -> list[str]:
+    """A configured audio file the table checks cannot hear: corrupt, under 16 kHz, or with
+    another number of channels than ``voice.channels``."""
+    file = _str(data, "voice", "file")
+    if file is None or not (base / file).is_file():
+        return []
+    from voice.audio_io import AudioReadError, check_table_audio
+
+    try:
+        _rate, channels = check_table_audio(base / file)
+    except AudioReadError as exc:
+        return [f"{where}: voice.file = {file!r}: {str(exc).partition(': ')[2] or exc}"]
+    want = data["voice"].get("channels", 1)
+    if isinstance(want, int) and channels != want:
+        return [
+            f"{where}: voice.file = {file!r} has {channels} channel(s); expected voice.channels "
+            f"= {want} (one per microphone)"
+        ]
+    return []
 
 
 def _seats(cfg: RigConfig, where: str) -> list[str]:

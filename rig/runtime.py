@@ -21,7 +21,18 @@ from collections.abc import Iterable
 from typing import Any
 
 from referee.duties import RefereeTable
-from referee.events import EngineEvent, Event, make_event
+from referee.events import (
+    Chow,
+    EngineEvent,
+    Event,
+    Kong,
+    Pung,
+    Source,
+    VoiceSetup,
+    WinDeclared,
+    make_event,
+)
+from referee.hands import Wind
 from referee.sources import Sequencer
 from referee.store import EventStore
 from rig.bus import Bus, BusError, BusMessage, Kind, topic, topic_filter
@@ -38,15 +49,18 @@ from rig.inputs import (
     TableLinkInput,
     VoiceInput,
     referee_draft,
+    uncertain,
 )
 from rig.metrics import HEALTH, Metrics
 from table_io.bridge import TableBridge, TableSource
 from table_io.clock import Clock, MonotonicClock
+from voice.verify import ClaimWindows
 
 log = logging.getLogger(__name__)
 BATCH = 512  # submissions per group commit
 IN_FLIGHT = 64  # QoS 1 publishes awaiting their PUBACK at once
 PUBLISHED_TOPIC_KINDS: dict[str, Kind] = {"alert": "alerts", "proposal": "alerts"}
+EXPOSURES = (Chow, Pung, Kong, WinDeclared)  # what the microphones are asked about (WMC-5.2)
 
 
 class SessionClock:
@@ -104,12 +118,18 @@ class Rig:
         self.recovered = len(logged)
         self.last_ts = logged[-1].ts if logged else 0.0
         self._camera_line, self._heard_until = _evidence_marks(logged)
+        self.claim_windows = ClaimWindows()  # the claims the microphones are asked about
+        for ev in logged:
+            self.claim_windows.feed(ev)
+        setups = [e.payload for e in logged if isinstance(e.payload, VoiceSetup)]
+        self._setup_logged = setups[-1] if setups else None
         self.clock = SessionClock(clock or MonotonicClock(), self.last_ts)
         self.metrics = Metrics()
         sup = cfg.supervise
         self.supervisor = Supervisor(self.clock, (sup.backoff_min, sup.backoff_max), self._changed)
         rec = cfg.evidence
         self.evidence = RigEvidence(rec, self.session_id) if rec and rec.enabled else None
+        self.voice: VoiceInput | None = None
         self.inputs = self._inputs()
         self.started = time.time()
         self._queue: asyncio.Queue[tuple[str, Submission, float]] = asyncio.Queue()
@@ -136,7 +156,16 @@ class Rig:
                 argv += ["--seats", *v.seats]
             if v.threshold is not None:
                 argv += ["--threshold", str(v.threshold)]
-            out.append(VoiceInput(argv, v.silent_after, self._heard_until, self._recording()))
+            argv += ["--calibrate-s", str(v.calibrate_s)]
+            self.voice = VoiceInput(
+                argv,
+                v.silent_after,
+                self._heard_until,
+                clock=self.clock,
+                verify=True,
+                recording=self._recording(),
+            )
+            out.append(self.voice)
         if cfg.camera is not None:
             c = cfg.camera
             out.append(
@@ -153,7 +182,21 @@ class Rig:
         if self.evidence is None:
             return None
         rec = self.evidence.recorder
-        return AudioRecording(rec.audio.dir, rec.segment_s, self.clock.now, rec.index_file)
+        return AudioRecording(rec.audio.dir, rec.segment_s, rec.index_file)
+
+    def voice_setup(self) -> VoiceSetup:
+        """How this session's claims are checked for the spoken call (WMC-5.2), for the log."""
+        v = self.cfg.voice
+        if v is None:
+            reason = "no audio input configured: spoken claims (WMC-5.2, 5.5) are not checked"
+            return VoiceSetup(checks="none", reason=reason)
+        seats: list[str | None] = list(v.seats or ("ESWN" if v.channels == 4 else ""))
+        seats += [None] * (v.channels - len(seats))
+        return VoiceSetup(
+            checks="voice",
+            seats=tuple(Wind[s] if s else None for s in seats),
+            reason=f"{v.channels} microphone channel(s) check each claim, kong and win",
+        )
 
     def status(self, state: str = "online") -> dict[str, Any]:
         return {
@@ -166,6 +209,7 @@ class Rig:
             "last_seq": self.sequencer.next - 1,
             "out_seq": self.duty.state.out_seq,
             "inputs": {n: h.to_json() for n, h in self.supervisor.health.items()},
+            "spoken_claims": self.voice_setup().reason,
             "metrics": self.metrics.figures(),
             **(self.evidence.status() if self.evidence is not None else {}),
         }
@@ -250,11 +294,23 @@ class Rig:
         """Number and apply one submission's events, in order; table outputs go through
         table_io's bridge, one machine event at a time (each sees the state the last left)."""
         if isinstance(item, Draft):
-            return self._apply([self._event(item)])
+            return self._apply([*self._setup_first(item), self._event(item)])
         out = []
         for machine in self.table_source.machine_events(item):
             out += self._apply(self.bridge.convert(machine, self.duty.state))
         return out
+
+    def _setup_first(self, draft: Draft) -> list[Event]:
+        """Before the session's first claim, kong or win (or the first since the microphones
+        changed): how claims are checked (``voice_setup``), so that the core knows at the
+        exposure whether the microphones will answer for it."""
+        if not isinstance(draft.payload, EXPOSURES):
+            return []
+        setup = self.voice_setup()
+        if setup == self._setup_logged:
+            return []
+        self._setup_logged = setup
+        return [self._event(Draft(setup, Source.VOICE))]
 
     def _apply(self, events: list[Event]) -> list[tuple[Event, list[EngineEvent]]]:
         out = []
@@ -290,12 +346,28 @@ class Rig:
                 continue
             self.store.append_many(ev for ev, _, _ in done)  # write-ahead: durable first
             self.metrics.logged(len(done))
+            for ev, outs, _ in done:
+                self._ask_voice(ev, outs)
             for ev, outs, t_in in done:
                 self._outbox.put_nowait(("events", ev.model_dump_json(), t_in))
                 for out in outs:
                     kind = PUBLISHED_TOPIC_KINDS.get(out.type, "events")
                     self._outbox.put_nowait((kind, out.model_dump_json(), t_in))
             self._state_dirty = True
+
+    def _ask_voice(self, ev: Event, outs: list[EngineEvent]) -> None:
+        """A claim, kong or win the core accepted: the microphones check it was spoken (with
+        none, a note that it was not checked)."""
+        claim = self.claim_windows.feed(ev)
+        if claim is None or claim.seat is None:
+            return
+        if any(o.type == "alert" and o.payload.get("rejected") for o in outs):
+            return
+        if self.voice is not None:
+            self.voice.check(claim, self)
+        else:
+            reason = "no audio input configured: not checked"
+            self.submit("rig", Draft(uncertain(claim, reason), Source.VOICE))
 
     async def _publisher(self) -> None:
         """Publish the outbox in order with up to ``IN_FLIGHT`` QoS 1 publishes awaiting their

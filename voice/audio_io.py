@@ -116,9 +116,10 @@ TABLE_MIN_RATE = SR
 """The table checks need the band a 16 kHz microphone records (telephone audio lacks it)."""
 
 
-def read_table_audio(path: Path) -> Audio:
-    """A table recording as (samples, channels) at 16 kHz; a corrupt file or a rate below
-    16 kHz (telephone audio lacks the band the checks use) is an :class:`AudioReadError`."""
+def check_table_audio(path: Path) -> tuple[int, int]:
+    """A table recording's (sample rate, channels), read from its header; a corrupt file, an
+    empty one or a rate below 16 kHz (telephone audio lacks the band the checks use) is an
+    :class:`AudioReadError` naming what is wrong and what is expected."""
     try:
         info = sf.info(str(path))
     except UnicodeError as exc:  # a file name libsndfile cannot be given
@@ -132,4 +133,10 @@ def read_table_audio(path: Path) -> Audio:
         )
     if info.frames == 0:
         raise AudioReadError(f"{path}: no audio samples")
+    return int(info.samplerate), int(info.channels)
+
+
+def read_table_audio(path: Path) -> Audio:
+    """A table recording as (samples, channels) at 16 kHz (:func:`check_table_audio` first)."""
+    check_table_audio(path)
     return read_audio(path)

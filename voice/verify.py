@@ -341,37 +341,48 @@ def to_events(v: Verdict) -> list[Payload]:
     return out
 
 
-def claims_from_events(events: Sequence[Event]) -> list[Claim]:
-    """The claims, kongs and wins in a core log, with their windows: from the discard claimed
-    (or the claimer's own draw, for a concealed or added kong and a self-drawn win) to the
-    exposure. ``id`` is the exposure's seq."""
-    out: list[Claim] = []
-    last_discard: tuple[str, float] | None = None
-    last_draw: tuple[str, float] | None = None
-    own_turn = False  # the last tile moved was a draw (own turn) rather than a discard
-    for ev in events:
+class ClaimWindows:
+    """The claims, kongs and wins in a core log as it grows, with their windows: from the
+    discard claimed (or the claimer's own draw, for a concealed or added kong and a self-drawn
+    win) to the exposure. ``id`` is the exposure's seq."""
+
+    def __init__(self) -> None:
+        self.last_discard: tuple[str, float] | None = None
+        self.last_draw: tuple[str, float] | None = None
+        self.own_turn = False  # the last tile moved was a draw (own turn) rather than a discard
+
+    def feed(self, ev: Event) -> Claim | None:
         p = ev.payload
         seat = getattr(p, "seat", None)
         name = seat.name if seat is not None else None
         if isinstance(p, Discard):
-            last_discard, own_turn = (p.seat.name, ev.ts), False
+            self.last_discard, self.own_turn = (p.seat.name, ev.ts), False
         elif isinstance(p, (Draw, ReplacementDraw)):
-            last_draw, own_turn = (p.seat.name, ev.ts), True
-        elif isinstance(p, (Chow, Pung)) and last_discard is not None:
+            self.last_draw, self.own_turn = (p.seat.name, ev.ts), True
+        elif isinstance(p, (Chow, Pung)) and self.last_discard is not None:
             kind: ClaimKind = "chow" if isinstance(p, Chow) else "pung"
-            out.append(_claim(ev, name, kind, last_discard, False))
+            return _claim(ev, name, kind, self.last_discard, False)
         elif isinstance(p, Kong):
-            if p.kind is KongKind.EXPOSED and last_discard is not None:
-                out.append(_claim(ev, name, "kong", last_discard, False))
-            elif last_draw is not None:
-                out.append(_claim(ev, name, "kong", last_draw, True))
-            last_discard = (p.seat.name, ev.ts)  # an added kong may be robbed
+            claim = None
+            if p.kind is KongKind.EXPOSED and self.last_discard is not None:
+                claim = _claim(ev, name, "kong", self.last_discard, False)
+            elif self.last_draw is not None:
+                claim = _claim(ev, name, "kong", self.last_draw, True)
+            self.last_discard = (p.seat.name, ev.ts)  # an added kong may be robbed
+            return claim
         elif isinstance(p, WinDeclared):
-            if own_turn and last_draw is not None and last_draw[0] == name:
-                out.append(_claim(ev, name, "selfdraw", last_draw, True))
-            elif last_discard is not None:
-                out.append(_claim(ev, name, "win", last_discard, False))
-    return out
+            draw = self.last_draw
+            if self.own_turn and draw is not None and draw[0] == name:
+                return _claim(ev, name, "selfdraw", draw, True)
+            if self.last_discard is not None:
+                return _claim(ev, name, "win", self.last_discard, False)
+        return None
+
+
+def claims_from_events(events: Sequence[Event]) -> list[Claim]:
+    """The claims, kongs and wins of a whole log (:class:`ClaimWindows`)."""
+    windows = ClaimWindows()
+    return [c for c in map(windows.feed, events) if c is not None]
 
 
 def _claim(

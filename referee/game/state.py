@@ -359,6 +359,7 @@ class TableState:
         "hands_played",
         "last_seq",
         "last_ts",
+        "last_win",
         "next_marks",
         "out_seq",
         "players",
@@ -367,7 +368,10 @@ class TableState:
         "scores",
         "seated",
         "session_id",
+        "spoken_by",
         "table_id",
+        "to_check",
+        "unspoken",
     )
 
     def __init__(self, table_id: str, session_id: str, profile: Profile) -> None:
@@ -389,6 +393,13 @@ class TableState:
         self.out_seq = 0  # the next engine output's seq (Step.outputs, EVENTS.md)
         self.claim_changes: dict[str, int] = {}  # WMC-11.2 count per player this session
         self.first_prevalent = Wind.E  # the prevalent wind of the session's first round
+        # WMC-5.2: what decides whether a claim was spoken — "calls" (the call events before the
+        # exposure), "voice" (a claim_check after it), "none" (no audio input: not checked)
+        self.spoken_by = "calls"
+        # exposure seq → (seat, kind, a call was logged before it, the player) awaiting a check
+        self.to_check: dict[int, tuple[Wind, str, bool, str]] = {}
+        self.unspoken: dict[str, int] = {}  # WMC-5.2 unspoken claims per player this session
+        self.last_win: tuple[Wind, float, bool] | None = None  # seat, ts, its slam excused
 
     def place_of(self, seat: Wind) -> int:
         """Venue place of a seat wind in the current hand (WMC-2.4)."""
@@ -424,4 +435,11 @@ class TableState:
             "last_seq": self.last_seq,
             "out_seq": self.out_seq,
             **({"claim_changes": dict(self.claim_changes)} if self.claim_changes else {}),
+            **({"spoken_by": self.spoken_by} if self.spoken_by != "calls" else {}),
+            **(
+                {"to_check": {str(k): [v[0].name, *v[1:]] for k, v in self.to_check.items()}}
+                if self.to_check
+                else {}
+            ),
+            **({"unspoken": dict(self.unspoken)} if self.unspoken else {}),
         }

@@ -60,10 +60,6 @@ def _score(result: HandResult) -> dict[str, Any]:
     return {k: d.get(k) for k in SCORE_KEYS}
 
 
-def _replay(lines: list[str]) -> Replayed:
-    return replay_lines(lines)
-
-
 def _only(replayed: Replayed) -> RefereeTable:
     (duty,) = replayed.duties
     return duty
@@ -88,7 +84,7 @@ def test_damage_costs_at_most_the_hands_it_falls_in(
 ) -> None:
     events = _game(seed, hands)
     hand_of = _hand_of(events)
-    clean = _only(_replay([e.model_dump_json() for e in events])).state
+    clean = _only(replay_lines([e.model_dump_json() for e in events])).state
     rows: list[Event] = list(events)
     for kind, where, there in damage:
         i = int(where * len(rows))
@@ -98,7 +94,7 @@ def test_damage_costs_at_most_the_hands_it_falls_in(
             rows.insert(int(there * len(rows)), rows[i])
         elif kind == "swap" and i + 1 < len(rows):
             rows[i], rows[i + 1] = rows[i + 1], rows[i]
-    state = _only(_replay([e.model_dump_json() for e in rows])).state
+    state = _only(replay_lines([e.model_dump_json() for e in rows])).state
     deleted = sorted({e.seq for e in events} - {e.seq for e in rows})  # no copy of them left
     touched = {hand_of[s] for s in deleted}
     last = hands - 1
@@ -132,8 +128,8 @@ def test_one_lost_draw_costs_one_hand_and_the_exit_code_says_so(tmp_path: Path) 
     lost = draws[len(draws) // 3]
     hand = _hand_of(events)[lost.seq]
     lines = [e.model_dump_json() for e in events if e.seq != lost.seq]
-    clean = _only(_replay([e.model_dump_json() for e in events])).state
-    duty = _only(_replay(lines))
+    clean = _only(replay_lines([e.model_dump_json() for e in events])).state
+    duty = _only(replay_lines(lines))
     state = duty.state
     assert state.hands_played == 8
     for number in range(8):
@@ -167,7 +163,7 @@ def _first_end_lost() -> list[Event]:
 
 
 def test_a_new_wall_while_a_hand_is_in_play_closes_it_unfinished() -> None:
-    state = _only(_replay([e.model_dump_json() for e in _first_end_lost()])).state
+    state = _only(replay_lines([e.model_dump_json() for e in _first_end_lost()])).state
     first = state.results[0]
     assert first.unfinished and first.deltas == {} and first.marks[0].startswith("SYS-hand@")
     (alert,) = [a for a in state.alerts if a.rule == "SYS-hand"]
@@ -189,7 +185,7 @@ def test_a_clock_that_runs_back_is_a_finding(tmp_path: Path) -> None:
     events = _game(2, 2)
     at = len(events) // 2
     back = [e if e.seq < at else e.model_copy(update={"ts": e.ts - 5000.0}) for e in events]
-    state = _only(_replay([e.model_dump_json() for e in back])).state
+    state = _only(replay_lines([e.model_dump_json() for e in back])).state
     (alert,) = [a for a in state.alerts if a.rule == "SYS-clock"]
     went = 5000.0 - (events[at].ts - events[at - 1].ts)
     assert alert.seq == at and f"went back {went:.1f} s" in alert.message
@@ -312,7 +308,7 @@ def test_a_damaged_hand_whose_end_and_next_wall_were_lost_closes_at_the_dealers_
     rows = list(events)
     for where in (0.5, 0.6875):
         rows.pop(int(where * len(rows)))
-    state = _only(_replay([e.model_dump_json() for e in rows])).state
+    state = _only(replay_lines([e.model_dump_json() for e in rows])).state
     assert [r.outcome for r in state.results] == ["win", "unfinished"]
     (closed,) = [a for a in state.alerts if "the dealer rolled for a new hand" in a.message]
     assert closed.rule == "SYS-hand" and closed.seq == 267
@@ -323,7 +319,7 @@ def test_a_stray_roll_in_a_sound_hand_is_still_refused() -> None:
     at = next(i for i, e in enumerate(events) if e.type == "draw")
     roll = _ev(events[at].seq, "dice_rolled", seat="E", dice=[2, 3])
     later = [e.model_copy(update={"seq": e.seq + 1}) for e in events[at:]]
-    state = _only(_replay([e.model_dump_json() for e in [*events[:at], roll, *later]])).state
+    state = _only(replay_lines([e.model_dump_json() for e in [*events[:at], roll, *later]])).state
     at_roll = [a for a in state.alerts if a.seq == roll.seq]
     assert any(a.rule == "WMC-3.3" and a.rejected for a in at_roll), at_roll
     assert not [a for a in state.alerts if a.rule == "SYS-hand"]

@@ -106,3 +106,23 @@ def test_the_readme_reference_is_a_valid_config() -> None:
     assert set(data) == set(RigConfig.model_fields)  # every section is documented
     cfg = RigConfig.model_validate(data)  # every key and value there is accepted
     assert cfg.voice is not None and cfg.voice.seats == ["E", "S", "W", "N"]
+
+
+def test_the_evidence_section_is_checked_and_its_paths_resolved(tmp_path: Path) -> None:
+    cfg = tmp_path / "table.toml"
+    cfg.write_text(
+        '[evidence]\nbudget_gb = -1\nsegment_s = 0.5\nvideo_file = "gone.mp4"\nfps = 3\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as exc:
+        load(cfg)
+    problems = "\n".join(exc.value.problems)
+    assert len(exc.value.problems) == 4, problems
+    assert "evidence.budget_gb = -1" in problems and "evidence.segment_s = 0.5" in problems
+    assert "evidence.video_file = 'gone.mp4': no such file; expected a video file" in problems
+    assert "unknown key evidence.fps; expected one of: enabled, dir, budget_gb" in problems
+    (tmp_path / "t.mp4").write_bytes(b"")
+    cfg.write_text('[evidence]\nvideo_file = "t.mp4"\ntoken = "x"\n', encoding="utf-8")
+    ok = load(cfg).evidence
+    assert ok is not None and ok.dir == tmp_path / "build/rig/evidence"
+    assert ok.video_file == tmp_path / "t.mp4" and ok.segment_s == 10.0

@@ -91,9 +91,10 @@ async def _run(cfg: object, camera: Path) -> None:
         await until(lambda: rec.last_frame is not None and rec.last_frame > 1.0, "video frames")
         with camera.open("a", encoding="utf-8") as f:  # the camera sees play while recording
             f.write(camera_lines([*CAMERA_PLAY, ("win", {"seat": "S"})]))
-        finished = ("video", "voice")
+        voice = rig.voice
+        assert voice is not None  # a file heard: the worker then waits for claims, still running
         await until(
-            lambda: all(rig.supervisor.health[n].finished for n in finished), "both files played"
+            lambda: rig.supervisor.health["video"].finished and voice.heard_all, "both files played"
         )
         await until(lambda: any(e.type == "win" for e in rig.store.events("T3", "S1")), "the win")
         await rig.idle()
@@ -110,9 +111,10 @@ async def _run(cfg: object, camera: Path) -> None:
         assert any(s.pinned for s in rec.ring.find("audio", 0.0, 1e9))  # the voice worker's
         code, body = fetch(f"{url}/clips/video?start=0.5&end=3.5")
         assert code == 200 and body[4:8] == b"ftyp"
-        code, body = fetch(f"{url}/clips/audio?start=1&end=4")
+        a0 = voice.audio_t0  # the session time the worker's audio began (after its start-up)
+        code, body = fetch(f"{url}/clips/audio?start={a0 + 1:.2f}&end={a0 + 4:.2f}")
         assert code == 200 and body[:4] == b"fLaC"
-        code, body = fetch(f"{url}/clips/audio?start=1&end=4", token=None)
+        code, body = fetch(f"{url}/clips/audio?start={a0 + 1:.2f}&end={a0 + 4:.2f}", token=None)
         assert code == 401
         code, body = fetch(f"{url}/clips/video?start=300&end=310")
         detail = json.loads(body)["detail"]

@@ -177,7 +177,8 @@ def test_claims_against_the_core(say: Callable[..., Audio]) -> None:
             seq += 1
         seq_of[str(e.seq)] = seq - 1  # the exposure's seq in the replayed log
     spoken_rules = [a for a in alerts if a.rule in ("WMC-5.2", "WMC-5.5")]
-    # (the core has no WMC-5.2 check on a self-drawn win: such a verdict is in the record only)
+    # (from calls alone the core leaves a self-drawn win unchecked: the rig's claim_check
+    # checks it, tests/referee/game/test_voice_checks.py)
     selfdraw = {c.id for c in claims if c.kind == "selfdraw"}
     assert sorted(str(a.seq) for a in spoken_rules) == sorted(
         str(seq_of[i]) for i in unspoken - selfdraw

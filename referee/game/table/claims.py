@@ -11,7 +11,9 @@ from referee.events import (
     Call,
     CallKind,
     Chow,
+    ClaimCheck,
     Pung,
+    VoiceSetup,
 )
 from referee.game import claims, shapes
 from referee.game.alerts import Severity
@@ -38,6 +40,12 @@ leaves the tile open to a pung or kong by priority until the chower discards (00
 CLAIM_CHANGE_POINTS = 10
 """The rules fix no amount for a too-frequent change (WMC-11.2): proposed as 10, like a repeated
 unspoken claim (WMC-5.2), for the referee to change."""
+UNSPOKEN_POINTS = 10
+"""WMC-5.2: "unspoken claims get a warning; repeated ones a point penalty (WMC-13.3)" — the
+amount is not fixed: proposed as 10 from a player's second unspoken claim, for the referee."""
+CLAIM_WORDS = {"selfdraw": "self-drawn win", "win": "win on a discard"}
+HEARD_RANK = {"win": 0, "pung": 1, "kong": 1, "chow": 2}
+"""WMC-5.7 by the word heard, lower is stronger (claims of chow and pung are compared)."""
 
 
 class Claims(Turns):
@@ -235,9 +243,12 @@ class Claims(Turns):
         )
 
     def _spoken(self, seat: Wind, kind: CallKind) -> None:
-        """WMC-5.2: every claim is spoken; an unspoken one stands here but is flagged."""
+        """WMC-5.2: every claim is spoken; an unspoken one stands here but is flagged (by the
+        calls before it, or — with the microphones checking — by the claim check after it)."""
         hand = self.state.hand
-        if hand is not None and seat not in hand.calls:
+        if hand is not None and self.state.spoken_by != "calls":
+            self._await_check(seat, str(kind), seat in hand.calls)
+        elif hand is not None and seat not in hand.calls:
             self._alert(
                 "WMC-5.2",
                 f"{seat.name}'s {kind} was not spoken",
@@ -245,6 +256,77 @@ class Claims(Turns):
                 severity=Severity.WARNING,
                 rejected=False,
             )
+
+    def _await_check(self, seat: Wind, kind: str, called: bool) -> None:
+        """The exposure now applied awaits the microphones' claim check (``voice``); with no
+        audio input (``none``) nothing is checked — the voice_setup event says why."""
+        if self.state.spoken_by == "voice":
+            st = self.state
+            st.to_check[self._seq] = (seat, kind, called, st.player_at(seat))
+
+    def _voice_setup(self, p: VoiceSetup) -> None:
+        self.state.spoken_by = p.checks
+
+    def _claim_check(self, p: ClaimCheck) -> None:
+        """WMC-5.2, 5.5: the microphones' answer for an exposure. Spoken or uncertain: the event
+        is the record's note, no alert. Unspoken: a warning, and from the player's second in the
+        session a point-penalty proposal. A call logged before the exposure (the spotter heard
+        it) outweighs silence at the seat: the sensors disagree, so no alert."""
+        st = self.state
+        pending = st.to_check.pop(p.claim_seq, None)
+        if pending is None:  # the calls decided, nothing does, or no such claim stood (a false
+            return  # win, a claim refused): the event is in the record only
+        seat, kind, called, name = pending  # the player then (a win's check follows the hand)
+        if kind in ("chow", "pung"):
+            self._priority_heard(p, seat, kind)
+        if p.spoken is not False or called:
+            return
+        n = st.unspoken.get(name, 0) + 1
+        st.unspoken[name] = n
+        rule = p.rule or ("WMC-5.5" if kind == "kong" else "WMC-5.2")
+        what = CLAIM_WORDS.get(kind, kind)
+        said = "said only after it was shown" if rule == "WMC-5.5" else "not spoken"
+        message = f"{seat.name}'s {what} was {said} (microphones: {p.reason or 'no call heard'})"
+        if n == 1:
+            self._finding(
+                rule,
+                message + ": a warning",
+                seat,
+                severity=Severity.WARNING,
+                penalty="warning",
+                evidence=(p.claim_seq,),
+            )
+            return
+        self._finding(
+            rule,
+            f"{message}: unspoken claim no. {n} of {name} this session — a point penalty "
+            "(WMC-13.3)",
+            seat,
+            severity=Severity.WARNING,
+            penalty="points",
+            points=UNSPOKEN_POINTS,
+            evidence=(p.claim_seq,),
+        )
+
+    def _priority_heard(self, p: ClaimCheck, seat: Wind, kind: str) -> None:
+        """WMC-5.7: another seat heard calling a stronger claim on the same discard before this
+        chow or pung was exposed (the microphones' ``others``; the word is the spotter's guess,
+        so this is a note for a referee, not a ruling)."""
+        for other in p.others:
+            word, who, onset = other.get("word"), other.get("seat"), other.get("onset")
+            if who in (None, seat.name) or word not in HEARD_RANK:
+                continue
+            if HEARD_RANK[word] < HEARD_RANK[kind]:
+                at = f" at {onset:.1f} s" if isinstance(onset, (int, float)) else ""
+                self._finding(
+                    "WMC-5.7",
+                    f"{who} was heard calling {word}{at} on the discard {seat.name} took by "
+                    f"{kind}: a {word} has priority (win > pung/kong > chow) — for a referee",
+                    Wind[who],
+                    severity=Severity.INFO,
+                    evidence=(p.claim_seq,),
+                )
+                return
 
     def _call_is_legal(self, seat: Wind, call: CallKind, discarder: Wind, tile: Tile) -> bool:
         """WMC-5.7: only a legal claim has priority."""

@@ -6,6 +6,7 @@ tiles exposed and returned (9.1, 0.3), a flipped wall tile (4.9), a referee's de
 from __future__ import annotations
 
 from referee.events import (
+    ConductHeard,
     DeadHand,
     DealCorrected,
     MachineEvent,
@@ -33,10 +34,50 @@ from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
 DEAL_EXCESS_POINTS = 10
 """WMC-3.5 fixes no amount for correcting a long deal: proposed as 10, like a repeated unspoken
 claim (WMC-5.2), for the referee to change."""
+PHONE_POINTS = 10
+"""WMC-13.6: "a ringing device costs points" — no amount fixed: proposed as 10, for the referee."""
+SLAM_WIN_S = 1.5
+"""A slam this close to the winner's win is the winning tile laid (WMC-13.6: allowed once)."""
 
 
 class Irregularities(Wins):
-    """Corrections, penalty tiles, flipped tiles, dead hands and referee decisions."""
+    """Corrections, penalty tiles, flipped tiles, dead hands, conduct and referee decisions."""
+
+    def _conduct(self, p: ConductHeard) -> None:
+        """WMC-13.6 heard by the microphones: talking outside calls and a slammed tile are
+        warnings (the winner's slam of the winning tile, once, is allowed); a ringing phone
+        costs points (a proposal)."""
+        seat = p.seat
+        span = f"at {p.t_start:.1f}–{p.t_end:.1f} s"
+        if p.kind == "slam":
+            win = self.state.last_win
+            if (
+                win is not None
+                and win[0] is seat
+                and not win[2]
+                and abs(p.t_start - win[1]) <= SLAM_WIN_S
+            ):
+                self.state.last_win = (win[0], win[1], True)
+                return
+        who = f"{seat.name}: " if seat is not None else ""
+        if p.kind == "phone":
+            self._finding(
+                "WMC-13.6",
+                f"{who}a phone rang {span} ({p.detail}): phones off, a ringing device costs points",
+                seat,
+                severity=Severity.WARNING,
+                penalty="points" if seat is not None else "",
+                points=PHONE_POINTS if seat is not None else 0,
+            )
+            return
+        what = "talking during play outside a call" if p.kind == "talking" else "a tile slammed"
+        self._finding(
+            "WMC-13.6",
+            f"{who}{what} {span} ({p.detail})",
+            seat,
+            severity=Severity.WARNING,
+            penalty="warning" if seat is not None else "",
+        )
 
     def _meld_corrected(self, p: MeldCorrected) -> None:
         """WMC-11.1: a wrong meld put right at once — to a legal set, or withdrawn; the wrongly

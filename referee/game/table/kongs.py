@@ -133,6 +133,9 @@ class Kongs(Claims):
         may be ruled a discard (chowable)."""
         said = hand.own_call is not None and hand.own_call[1] is CallKind.KONG
         hand.own_call = None
+        if self.state.spoken_by != "calls":  # the microphones' claim check decides (WMC-5.2)
+            self._await_check(seat, "kong", said)
+            return
         if said:
             return
         if kind is KongKind.ADDED:

@@ -53,11 +53,13 @@ class Wins(Kongs):
                 raise Rejected("WMC-7.2", f"{seat.name} is on turn: a win now is self-drawn", seat)
             if p.tile is not None and hand.seats[seat].counts[p.tile] < 1:
                 raise Rejected("WMC-7.2", f"{seat.name} holds no {tile_name(p.tile)}", seat)
+            said = hand.own_call
             hand.own_call = None
             found = self._evaluate(seat, None, drawn=p.tile)
             if found is None:
                 return
             result, winning = found
+            self._selfdraw_spoken(seat, said is not None and said[:2] == (seat, CallKind.WIN))
             self._settle(hand, seat, WinBy.SELF, None, winning, result)
             return
         if p.on is WinOn.DRAW:
@@ -85,6 +87,8 @@ class Wins(Kongs):
             if found is None:
                 return
             result, winning = found
+            if self.state.spoken_by != "calls":  # WMC-5.6: call the win as the tile is added
+                self._await_check(seat, "win", seat in hand.calls)
             me = hand.seats[konger]
             for i, meld in enumerate(me.melds):
                 if meld.kind is MeldKind.KONG and meld.first == tile and not meld.concealed:
@@ -109,6 +113,13 @@ class Wins(Kongs):
             self._recall(hand)
         hand.seats[discarder].river.pop()
         self._settle(hand, seat, WinBy.DISCARD, discarder, winning, result)
+
+    def _selfdraw_spoken(self, seat: Wind, called: bool) -> None:
+        """WMC-5.2: a self-drawn win is spoken too. The microphones check it (a claim check
+        after the win, when they listen); a log of calls alone leaves it unchecked, as its
+        hand-written and simulated logs never said it before (no finding from their absence)."""
+        if self.state.spoken_by != "calls":
+            self._await_check(seat, "selfdraw", called)
 
     @staticmethod
     def _named_tile(p: WinDeclared, tile: Tile) -> None:
@@ -325,6 +336,7 @@ class Wins(Kongs):
         result: ScoreResult,
     ) -> None:
         st = self.state
+        st.last_win = (seat, self._ts, False)  # WMC-13.6: its winning tile may be slammed once
         history = list(hand.discards)
         settlement = settle(
             st.profile.scorer,
