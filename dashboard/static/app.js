@@ -30,9 +30,17 @@
       const next = doc.getElementById("main");
       // what the user has open or is typing in now (not when the fetch began) is kept
       if (document.activeElement && document.activeElement.matches("#main input, #main select")) { again = true; return; }
-      const open = [...document.querySelectorAll("#main details[open]")].map((d) => d.closest("[data-item]")?.dataset.item);
+      // an open evidence list keeps what it already loaded (no second fetch racing the first)
+      const open = [...document.querySelectorAll("#main details[open]")].map((d) => [d.closest("[data-item]")?.dataset.item, d.querySelector(".ev-list")]);
       if (next) document.getElementById("main").replaceWith(next);
-      open.forEach((id) => { if (id) { const d = document.querySelector(`[data-item="${CSS.escape(id)}"] details`); if (d) { d.open = true; loadEvidence(d).catch(() => {}); } } });
+      open.forEach(([id, old]) => {
+        const d = id && document.querySelector(`[data-item="${CSS.escape(id)}"] details`);
+        if (!d) return;
+        d.open = true;
+        const list = d.querySelector(".ev-list");
+        if (old && old.dataset.loaded && list) list.replaceWith(old);
+        else loadEvidence(d).catch((e) => toast(e.message, true));
+      });
     } finally {
       reloading = false;
       if (again) { again = false; setTimeout(reload, 300); }
