@@ -1,0 +1,210 @@
+"""A venue profile: what enrolment fitted for one venue's tile set, and how the run time uses it.
+
+The shipped classifier names a tile set it never saw mostly right but unsurely, so the tiles it
+names right fall under the keep threshold. A profile (``mjref tiles enrol``, ``vision/enrol.py``)
+holds three things fitted on a few photos of the venue's tiles:
+
+* prototypes of the venue's faces (``head.npz``: ``prototypes`` [43, C], the mean of the
+  classifier's ``embedding`` over each enrolled class's tiles, ``enrolled`` [43]); a crop's
+  logits are the shipped last layer's (``weight`` [43, C], ``bias`` [43], copied from the
+  classifier) plus ``pull · (cos(embedding, prototype) − 1)`` for each enrolled class, over a
+  temperature: a tile that looks like the venue's own 5m is pulled to 5m, and a class the
+  photos did not show keeps what the shipped layer says;
+* the confidence: ``sigmoid(a·logit(det) + b·log(p) + c)`` of the detector score and the
+  classifier's probability (Platt scaling on the enrolment detections: "is it a tile, named
+  right"), in place of the shipped ``det × √p``;
+* the keep threshold for that confidence (the best tile accuracy on the enrolment photos).
+
+``profile.json`` names all of it, the tiles it was fitted on, and the SHA-256 of the model
+files it was fitted against: a profile is refused by other models (its head reads their
+features). Only numpy and the JSON/NPZ files are needed to use one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.classes import NUM_CLASSES
+
+PROFILE_JSON = "profile.json"
+HEAD_NPZ = "head.npz"
+FORMAT = 1
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be used: missing, corrupt, or fitted against other models."""
+
+
+def model_hash(path: Path) -> str:
+    """The first 16 hex digits of the file's SHA-256: the model version a profile names."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(x, -40, 40)))
+    return out
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    q = np.clip(p, 1e-6, 1 - 1e-6)
+    out: np.ndarray = np.log(q / (1 - q))
+    return out
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(1, keepdims=True)
+    e = np.exp(z)
+    out: np.ndarray = e / e.sum(1, keepdims=True)
+    return out
+
+
+@dataclass
+class VenueProfile:
+    """A fitted profile; :meth:`probs` and :meth:`confidence` are what the recognizer calls."""
+
+    name: str
+    weight: np.ndarray  # [43, C] the shipped last layer
+    bias: np.ndarray  # [43]
+    prototypes: np.ndarray  # [43, C] unit vectors; rows of classes not enrolled unused
+    enrolled: np.ndarray  # [43] bool
+    pull: float
+    temperature: float
+    platt: tuple[float, float, float] | None  # a (logit det), b (log p), c; None: det × √p
+    keep: float  # the keep threshold of :meth:`confidence`
+    models: dict[str, str]  # model file name → model_hash
+    info: dict[str, Any] = field(default_factory=dict)  # what was fitted on how many tiles
+
+    def logits(self, embedding: np.ndarray) -> np.ndarray:
+        """Logits ``[n, 43]`` (before the temperature) from the embedding ``[n, C]``."""
+        logits = embedding @ self.weight.T + self.bias
+        if self.enrolled.any():
+            norm = np.linalg.norm(embedding, axis=1, keepdims=True)
+            cos = (embedding / np.maximum(norm, 1e-9)) @ self.prototypes.T
+            logits = logits + np.where(self.enrolled, self.pull * (cos - 1.0), 0.0)
+        out: np.ndarray = logits
+        return out
+
+    def probs(self, embedding: np.ndarray) -> np.ndarray:
+        """Class probabilities ``[n, 43]`` from the classifier's embedding ``[n, C]``."""
+        return softmax(self.logits(embedding) / self.temperature)
+
+    def confidence(self, det: np.ndarray, prob: np.ndarray) -> np.ndarray:
+        """The calibrated chance that a box is a tile named right, from its detector score
+        and its best class probability (too few photos to fit it: the shipped det × √p)."""
+        if self.platt is None:
+            out: np.ndarray = det * np.sqrt(prob)
+            return out
+        a, b, c = self.platt
+        return _sigmoid(a * _logit(det) + b * np.log(np.clip(prob, 1e-6, 1.0)) + c)
+
+    def det_floor(self, threshold: float) -> float:
+        """The lowest detector score whose box can reach ``threshold`` (with p = 1): boxes
+        below it are dropped before classification."""
+        if self.platt is None:
+            return max(threshold, 0.005)
+        a, _, c = self.platt
+        if a <= 0:
+            return 0.005
+        need = (math.log(threshold / (1 - threshold)) - c) / a if 0 < threshold < 1 else -40.0
+        return float(min(max(1.0 / (1.0 + math.exp(-need)), 0.005), 0.99))
+
+    # -- files -----------------------------------------------------------------------------
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        np.savez(
+            folder / HEAD_NPZ,
+            weight=self.weight.astype(np.float32),
+            bias=self.bias.astype(np.float32),
+            prototypes=self.prototypes.astype(np.float32),
+            enrolled=self.enrolled.astype(bool),
+        )
+        meta = {
+            "format": FORMAT,
+            "name": self.name,
+            "models": self.models,
+            "pull": round(self.pull, 4),
+            "temperature": round(self.temperature, 6),
+            "platt": None
+            if self.platt is None
+            else {"a": self.platt[0], "b": self.platt[1], "c": self.platt[2]},
+            "keep": round(self.keep, 4),
+            **self.info,
+        }
+        (folder / PROFILE_JSON).write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+
+    @classmethod
+    def load(cls, folder: Path) -> VenueProfile:
+        meta_path, head_path = folder / PROFILE_JSON, folder / HEAD_NPZ
+        if not meta_path.is_file() or not head_path.is_file():
+            raise ProfileError(
+                f"{folder}: not a venue profile (expected {PROFILE_JSON} and {HEAD_NPZ} inside, "
+                "as `mjref tiles enrol` writes them)"
+            )
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            with np.load(head_path, allow_pickle=False) as npz:
+                weight, bias = np.asarray(npz["weight"]), np.asarray(npz["bias"])
+                prototypes, enrolled = np.asarray(npz["prototypes"]), np.asarray(npz["enrolled"])
+            platt = meta["platt"]
+            profile = cls(
+                name=str(meta["name"]),
+                weight=weight,
+                bias=bias,
+                prototypes=prototypes,
+                enrolled=enrolled.astype(bool),
+                pull=float(meta["pull"]),
+                temperature=float(meta["temperature"]),
+                platt=None
+                if platt is None
+                else (float(platt["a"]), float(platt["b"]), float(platt["c"])),
+                keep=float(meta["keep"]),
+                models={str(k): str(v) for k, v in dict(meta["models"]).items()},
+                info={k: v for k, v in meta.items() if k not in _CORE_KEYS},
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ProfileError(f"{folder}: corrupt venue profile ({exc})") from None
+        if meta.get("format") != FORMAT:
+            raise ProfileError(
+                f"{folder}: profile format {meta.get('format')!r}, expected {FORMAT}"
+            )
+        if (
+            weight.ndim != 2
+            or weight.shape[0] != NUM_CLASSES
+            or bias.shape != (NUM_CLASSES,)
+            or prototypes.shape != weight.shape
+            or enrolled.shape != (NUM_CLASSES,)
+        ):
+            raise ProfileError(
+                f"{folder}: head of shape {weight.shape} / {bias.shape}, expected "
+                f"[{NUM_CLASSES}, features] / [{NUM_CLASSES}]"
+            )
+        if not 0 < profile.keep < 1 or profile.temperature <= 0:
+            raise ProfileError(f"{folder}: keep {profile.keep} / temperature out of range")
+        return profile
+
+    def check_models(self, folder: Path, files: dict[str, Path]) -> None:
+        """Refuse models other than those the profile was fitted against, naming both."""
+        problems = []
+        for name, path in files.items():
+            want, have = self.models.get(name), model_hash(path)
+            if want != have:
+                problems.append(
+                    f"{folder}: fitted against {name} {want or '(none)'}, but {path} is "
+                    f"{have}; enrol the venue's tiles again with these models"
+                )
+        if problems:
+            raise ProfileError("\n".join(problems))
+
+
+_CORE_KEYS = {"format", "name", "models", "pull", "temperature", "platt", "keep"}
