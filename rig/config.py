@@ -56,6 +56,10 @@ class CameraSection(_Section):
     silent_after: float = Field(default=60.0, gt=0)
 
 
+class VisionSection(_Section):
+    profile: Path | None = None  # a venue profile folder (mjref tiles enrol); none: shipped models
+
+
 class SuperviseSection(_Section):
     backoff_min: float = Field(default=0.2, gt=0)
     backoff_max: float = Field(default=10.0, gt=0)
@@ -71,6 +75,7 @@ class RigConfig(_Section):
     table_link: LinkSection | None = None
     voice: VoiceSection | None = None
     camera: CameraSection | None = None
+    vision: VisionSection = VisionSection()
     supervise: SuperviseSection = SuperviseSection()
     metrics: MetricsSection = MetricsSection()
 
@@ -141,6 +146,9 @@ def _devices(data: dict[str, Any], base: Path, where: str) -> list[str]:
     voice = data.get("voice")
     if isinstance(voice, dict) and ("file" in voice) == ("device" in voice):
         out.append(f"{where}: voice needs exactly one of file (a WAV/FLAC file) or device")
+    profile = _str(data, "vision", "profile")
+    if profile is not None:
+        out += _profile_problems(base / profile, where)
     mqtt = _str(data, "bus", "mqtt")
     if mqtt is not None:
         from rig.bus.mqtt import parse_url
@@ -150,6 +158,20 @@ def _devices(data: dict[str, Any], base: Path, where: str) -> list[str]:
         except ValueError as exc:
             out.append(f"{where}: bus.mqtt = {mqtt!r}: {exc}")
     return out
+
+
+def _profile_problems(folder: Path, where: str) -> list[str]:
+    """A venue profile that is not there, corrupt, or fitted against other tile models."""
+    from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR
+    from vision.profile import ProfileError, VenueProfile
+
+    try:
+        profile = VenueProfile.load(folder)
+        models = {name: MODELS_DIR / name for name in (DETECTOR_FILE, CLASSIFIER_FILE)}
+        profile.check_models(folder, models)
+    except ProfileError as exc:
+        return [f"{where}: vision.profile: {line}" for line in str(exc).splitlines()]
+    return []
 
 
 def _seats(cfg: RigConfig, where: str) -> list[str]:
@@ -170,6 +192,8 @@ def resolve(cfg: RigConfig, base: Path) -> RigConfig:
         update["voice"] = cfg.voice.model_copy(update={"file": base / cfg.voice.file})
     if cfg.camera is not None:
         update["camera"] = cfg.camera.model_copy(update={"file": base / cfg.camera.file})
+    if cfg.vision.profile is not None:
+        update["vision"] = cfg.vision.model_copy(update={"profile": base / cfg.vision.profile})
     return cfg.model_copy(update=update)
 
 

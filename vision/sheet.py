@@ -16,6 +16,8 @@ the cell (or the cell's outline where the detector found none) with that cell's 
 from __future__ import annotations
 
 import sys
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import cv2
@@ -168,7 +170,11 @@ def _font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 
 def pdf(path: Path, dpi: int = 150) -> None:
-    page_image(dpi).save(path, resolution=dpi)
+    """The page as a PDF; its dates are fixed, so the file is the same bytes each run."""
+    stamp = time.gmtime(datetime(2026, 12, 1, tzinfo=UTC).timestamp())
+    page_image(dpi).save(
+        path, resolution=dpi, title="mjref tile sheet", creationDate=stamp, modDate=stamp
+    )
 
 
 # -- reading a photo of the sheet ------------------------------------------------------------
