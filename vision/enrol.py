@@ -283,18 +283,27 @@ def _right(read: _Read, probs: np.ndarray) -> np.ndarray:
     return out
 
 
+def read_photos(rec: TileRecognizer, photos: Sequence[Photo], seed: int = 0) -> list[_Read]:
+    """What enrolment needs of each photo (the detector and classifier passes: the slow part)."""
+    if rec.classifier is None or rec.profile is not None:
+        raise ValueError("enrolment needs the shipped detector + classifier without a profile")
+    rng = np.random.default_rng(seed)
+    return [_read(rec, p, rng) for p in photos]
+
+
 def enrol(
     rec: TileRecognizer,
     photos: Sequence[Photo],
     name: str,
     seed: int = 0,
     source: str = "labels",
+    reads: Sequence[_Read] | None = None,
 ) -> VenueProfile:
-    """Fit a venue profile on ``photos`` (already :func:`check`-ed) for ``rec``'s models."""
-    if rec.classifier is None or rec.profile is not None:
-        raise ValueError("enrolment needs the shipped detector + classifier without a profile")
+    """Fit a venue profile on ``photos`` (already :func:`check`-ed) for ``rec``'s models;
+    ``reads``: their :func:`read_photos`, when made already."""
     start = time.perf_counter()
-    rng = np.random.default_rng(seed)
+    reads = list(reads) if reads is not None else read_photos(rec, photos, seed)
+    assert rec.classifier is not None
     w0, b0 = (
         out.astype(np.float64)
         for out in rec.classifier.run_named(
@@ -302,7 +311,6 @@ def enrol(
         )
     )
     dim = w0.shape[1]
-    reads = [_read(rec, p, rng) for p in photos]
 
     def draft(protos: tuple[np.ndarray, np.ndarray], pull: float, t: float) -> VenueProfile:
         return VenueProfile(name, w0, b0, protos[0], protos[1], pull, t, (1.0, 0.5, 0.0), 0.5, {})
