@@ -5,7 +5,9 @@ What is fitted, all in numpy on the shipped models' outputs (no torch):
 1. the classifier's last layer, by multinomial logistic regression on the classifier's embedding
    of the labelled tiles (each at four quarter turns, the labelled box and two jittered ones,
    and the detector's own box where it found the tile), with the shipped layer as the prior
-   (an L2 pull towards it), so classes the photos show little of keep what they knew;
+   (an L2 pull towards it), so classes the photos show little of keep what they knew; and
+   prototypes of the venue's faces (class means of the same embeddings), whose pull is chosen
+   on held-out photos (vision/profile.py);
 2. a temperature for those probabilities, then the confidence (Platt scaling of the detector's
    score and the classifier's probability: "a tile, named right"), both on held-out photos —
    each photo read by a layer fitted on the others (with one photo: on itself, temperature 1);
@@ -41,15 +43,17 @@ from vision.detect import (
 from vision.embedding import HEAD_BIAS, HEAD_WEIGHT
 from vision.image_io import ImageError, load_image
 from vision.metrics import Pred, evaluate, iou_matrix
-from vision.profile import VenueProfile, model_hash
+from vision.profile import VenueProfile, model_hash, softmax
 
 MIN_PHOTOS = 2  # the calibration is fitted on photos the layer did not see: two at least
 REQUIRED = tuple(range(FIRST_FLOWER))  # the 34 kinds; flowers and backs are used when shown
 MAX_PHOTOS = 40
 CANDIDATE_FLOOR = 0.05  # detector boxes kept for the calibration (as the run time can keep)
-PULLS = (0.0, 2.5, 5.0, 10.0, 20.0)  # how hard a prototype pulls (logits per unit of cosine)
+PRIOR = 0.1  # L2 pull of the refitted last layer towards the shipped one (mean loss per crop)
+STEPS, RATE = 200, 0.05
+PULLS = (0.0, 5.0, 10.0, 20.0)  # how hard a prototype pulls (logits per unit of cosine)
 TEMPERATURES = (0.5, 0.7, 1.0, 1.4, 2.0)
-DEFAULT_PULL = 10.0  # with one photo, where nothing can be held out
+DEFAULT_PULL = 20.0  # with one photo, where nothing can be held out
 CALIBRATE_FROM = 3  # photos: with fewer, the shipped confidence rule and threshold are kept
 FOLDS = 5
 THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.10, 0.81, 0.05))
@@ -190,6 +194,9 @@ def _jitter(rng: np.random.Generator, b: Box) -> tuple[float, float, float, floa
     return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
+Fitted = tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
 @dataclass
 class _Read:
     """One photo as enrolment sees it."""
@@ -218,6 +225,26 @@ def _read(rec: TileRecognizer, photo: Photo, rng: np.random.Generator) -> _Read:
         xs.append(det_emb[:, hit].reshape(-1, det_emb.shape[-1]))
         ys.append(np.tile(np.array([gt[j].cls for j in ious.argmax(1)[hit]], np.int64), 4))
     return _Read(np.concatenate(xs), np.concatenate(ys).astype(np.int64), rows, det_emb, gt)
+
+
+def fit_head(
+    x: np.ndarray, y: np.ndarray, w0: np.ndarray, b0: np.ndarray, prior: float = PRIOR
+) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax regression on ``x`` [n, C], labels ``y``, pulled towards the shipped layer
+    ``(w0, b0)``: mean cross-entropy + prior/2 ·‖(W, b) − (w0, b0)‖², by Adam from the prior."""
+    w, b = w0.copy(), b0.copy()
+    onehot = np.eye(NUM_CLASSES)[y]
+    moments = [(np.zeros_like(w), np.zeros_like(w)), (np.zeros_like(b), np.zeros_like(b))]
+    for step in range(1, STEPS + 1):
+        g = (softmax(x @ w.T + b) - onehot) / len(x)
+        grads = (g.T @ x + prior * (w - w0), g.sum(0) + prior * (b - b0))
+        for param, grad, (m, v) in zip((w, b), grads, moments, strict=True):
+            m *= 0.9
+            m += 0.1 * grad
+            v *= 0.999
+            v += 0.001 * grad**2
+            param -= RATE * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+    return w, b
 
 
 def prototypes(x: np.ndarray, y: np.ndarray, c: int) -> tuple[np.ndarray, np.ndarray]:
@@ -312,17 +339,21 @@ def enrol(
     )
     dim = w0.shape[1]
 
-    def draft(protos: tuple[np.ndarray, np.ndarray], pull: float, t: float) -> VenueProfile:
-        return VenueProfile(name, w0, b0, protos[0], protos[1], pull, t, (1.0, 0.5, 0.0), 0.5, {})
+    def draft(fitted: Fitted, pull: float, t: float) -> VenueProfile:
+        (w, b), (protos, have) = fitted
+        return VenueProfile(name, w, b, protos, have, pull, t, (1.0, 0.5, 0.0), 0.5, {})
+
+    def fit(x: np.ndarray, y: np.ndarray) -> Fitted:
+        return fit_head(x, y, w0, b0), prototypes(x, y, dim)
 
     folds = min(len(reads), FOLDS)
-    split = []  # (prototypes of the other photos, the held-out photos)
+    split: list[tuple[Fitted, list[int]]] = []  # (fitted on the other photos, the held-out ones)
     for k in range(folds):
         held = [i for i in range(len(reads)) if i % folds == k]
         train = [i for i in range(len(reads)) if i % folds != k] if folds > 1 else held
         x = np.concatenate([reads[i].train_x for i in train])
         y = np.concatenate([reads[i].train_y for i in train])
-        split.append((prototypes(x, y, dim), held))
+        split.append((fit(x, y), held))
     pull, temperature = DEFAULT_PULL, 1.0
     if folds > 1:  # the pull and temperature that name held-out tiles best
         score = {}
@@ -345,7 +376,7 @@ def enrol(
     platt = _platt(det, prob, right) if folds >= CALIBRATE_FROM else None
     x = np.concatenate([r.train_x for r in reads])
     y = np.concatenate([r.train_y for r in reads])
-    final = draft(prototypes(x, y, dim), pull, temperature)
+    final = draft(fit(x, y), pull, temperature)
     final.platt = platt
     accuracy = {}
     for t in THRESHOLDS:
@@ -365,8 +396,10 @@ def enrol(
     held_out = "held-out photos" if folds > 1 else "the one photo itself (nothing held out)"
     final.info = {
         "fitted": {
-            "prototypes": f"{int(final.enrolled.sum())} classes, {len(x)} crops "
-            "(labelled boxes ×3 jittered, detector boxes; 4 quarter turns each)",
+            "head": f"last layer refitted by softmax regression on {len(x)} crops (labelled "
+            "boxes ×3 jittered, detector boxes; 4 quarter turns each), shipped layer as the "
+            f"L2 prior ({PRIOR})",
+            "prototypes": f"{int(final.enrolled.sum())} classes, the same crops",
             "pull_temperature": f"least held-out log loss ({held_out})"
             if folds > 1
             else f"defaults {DEFAULT_PULL} / 1 (one photo: nothing held out)",

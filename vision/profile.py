@@ -4,12 +4,13 @@ The shipped classifier names a tile set it never saw mostly right but unsurely, 
 names right fall under the keep threshold. A profile (``mjref tiles enrol``, ``vision/enrol.py``)
 holds three things fitted on a few photos of the venue's tiles:
 
-* prototypes of the venue's faces (``head.npz``: ``prototypes`` [43, C], the mean of the
-  classifier's ``embedding`` over each enrolled class's tiles, ``enrolled`` [43]); a crop's
-  logits are the shipped last layer's (``weight`` [43, C], ``bias`` [43], copied from the
-  classifier) plus ``pull · (cos(embedding, prototype) − 1)`` for each enrolled class, over a
-  temperature: a tile that looks like the venue's own 5m is pulled to 5m, and a class the
-  photos did not show keeps what the shipped layer says;
+* the classifier's last layer refitted on the venue's tiles (``head.npz``: ``weight`` [43, C],
+  ``bias`` [43], applied to the classifier's ``embedding`` output) and prototypes of its faces
+  (``prototypes`` [43, C], the mean of the embedding over each enrolled class's tiles,
+  ``enrolled`` [43]): a crop's logits are the refitted layer's plus
+  ``pull · (cos(embedding, prototype) − 1)`` for each enrolled class, over a temperature; a
+  tile that looks like the venue's own 5m is pulled to 5m, and a class the photos did not
+  show keeps about what the shipped layer says;
 * the confidence: ``sigmoid(a·logit(det) + b·log(p) + c)`` of the detector score and the
   classifier's probability (Platt scaling on the enrolment detections: "is it a tile, named
   right"), in place of the shipped ``det × √p``;
@@ -74,7 +75,7 @@ class VenueProfile:
     """A fitted profile; :meth:`probs` and :meth:`confidence` are what the recognizer calls."""
 
     name: str
-    weight: np.ndarray  # [43, C] the shipped last layer
+    weight: np.ndarray  # [43, C] the last layer, refitted
     bias: np.ndarray  # [43]
     prototypes: np.ndarray  # [43, C] unit vectors; rows of classes not enrolled unused
     enrolled: np.ndarray  # [43] bool
