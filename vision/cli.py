@@ -291,6 +291,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def run_enrol(args: argparse.Namespace) -> int:
     from vision.enrol import EnrolError, check, enrol, read_labels
+    from vision.profile import DET_FLOOR
     from vision.sheet import SheetError, read_sheet
 
     if (args.labels is None) == (args.sheet is None):
@@ -311,7 +312,7 @@ def run_enrol(args: argparse.Namespace) -> int:
             for path in args.sheet:
                 try:
                     img = load_image(path)
-                    boxes = read_sheet(img, rec.candidates(img, 0.05))
+                    boxes = read_sheet(img, rec.candidates(img, DET_FLOOR))
                 except (ImageError, SheetError) as exc:
                     problems.append(f"{path}: {exc}")
                     continue

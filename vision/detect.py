@@ -266,7 +266,7 @@ class TileRecognizer:
     def det_floor(self, min_conf: float) -> float:
         """The detector score below which no box can reach ``min_conf``."""
         if self.profile is not None:
-            return max(0.005, min(min_conf, self.profile.det_floor(min_conf)))
+            return self.profile.det_floor(min_conf)
         return max(min_conf, 0.005)  # conf = det × √cls ≤ det
 
     def candidates(

@@ -43,12 +43,11 @@ from vision.detect import (
 from vision.embedding import HEAD_BIAS, HEAD_WEIGHT
 from vision.image_io import ImageError, load_image
 from vision.metrics import Pred, evaluate, iou_matrix
-from vision.profile import VenueProfile, model_hash, softmax
+from vision.profile import DET_FLOOR, VenueProfile, model_hash, softmax
 
 MIN_PHOTOS = 2  # the calibration is fitted on photos the layer did not see: two at least
 REQUIRED = tuple(range(FIRST_FLOWER))  # the 34 kinds; flowers and backs are used when shown
 MAX_PHOTOS = 40
-CANDIDATE_FLOOR = 0.05  # detector boxes kept for the calibration (as the run time can keep)
 PRIOR = 0.1  # L2 pull of the refitted last layer towards the shipped one (mean loss per crop)
 STEPS, RATE = 200, 0.05
 PULLS = (0.0, 5.0, 10.0, 20.0)  # how hard a prototype pulls (logits per unit of cosine)
@@ -209,7 +208,7 @@ class _Read:
 
 
 def _read(rec: TileRecognizer, photo: Photo, rng: np.random.Generator) -> _Read:
-    rows = rec.candidates(photo.image, CANDIDATE_FLOOR)
+    rows = rec.candidates(photo.image, DET_FLOOR)
     gt = photo.boxes
     boxes = [(b.x1, b.y1, b.x2, b.y2) for b in gt]
     labels = [b.cls for b in gt]
@@ -272,7 +271,7 @@ def _nll(profile: VenueProfile, x: np.ndarray, y: np.ndarray) -> float:
 
 def _platt(det: np.ndarray, prob: np.ndarray, right: np.ndarray) -> tuple[float, float, float]:
     """Logistic regression of ``right`` on (logit det, log p), a little L2 on the slopes, by
-    Newton's method; the shipped rule's shape (a = 1, b = ½, c = 0) when one side is empty."""
+    Newton's method; a fixed (1, ½, 0) when the photos hold no wrong box or no right one."""
     if right.all() or not right.any():
         return (1.0, 0.5, 0.0)
     d = np.clip(det, 1e-6, 1 - 1e-6)

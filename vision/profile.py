@@ -37,6 +37,7 @@ from vision.classes import NUM_CLASSES
 PROFILE_JSON = "profile.json"
 HEAD_NPZ = "head.npz"
 FORMAT = 1
+DET_FLOOR = 0.05  # enrolment calibrates the boxes the detector scores this or more: none below
 
 
 class ProfileError(ValueError):
@@ -116,9 +117,9 @@ class VenueProfile:
             return max(threshold, 0.005)
         a, _, c = self.platt
         if a <= 0:
-            return 0.005
+            return DET_FLOOR
         need = (math.log(threshold / (1 - threshold)) - c) / a if 0 < threshold < 1 else -40.0
-        return float(min(max(1.0 / (1.0 + math.exp(-need)), 0.005), 0.99))
+        return float(min(max(1.0 / (1.0 + math.exp(-need)), DET_FLOOR), 0.99))
 
     # -- files -----------------------------------------------------------------------------
     def save(self, folder: Path) -> None:
