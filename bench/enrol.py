@@ -12,7 +12,7 @@ beside the checkout). Two held-out styles:
 
 For each: end-to-end tile accuracy (``vision/metrics.py``: a dropped tile counts as a miss) on
 the test photos at the default threshold, before (shipped models, 0.4) and after (the profile,
-its keep threshold); and on styles the models know (a seeded 40 of the other valid photos, and
+its keep threshold); and on styles the models know (a seeded 30 of the other valid photos, and
 rendered ``text``/``glyph`` scenes) with the 10-photo profiles, which must lose nothing. Writes
 ``docs/enrol.svg`` (the accuracy against the number of enrolment photos) and
 ``build/enrol/enrol.json``.
@@ -165,7 +165,7 @@ def plot(results: dict[str, Any], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--known", type=int, default=40, help="known-style valid photos to check")
+    ap.add_argument("--known", type=int, default=30, help="known-style valid photos to check")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     start = time.perf_counter()

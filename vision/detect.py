@@ -410,9 +410,9 @@ class TileRecognizer:
         if self.classifier is None:
             return rows[:, 5].astype(np.int64), rows[:, 4]
         boxes = [(float(r[0]), float(r[1]), float(r[2]), float(r[3])) for r in rows]
-        probs = self.classify_crops([tile_crop(img, box, self.crop) for box in boxes])
+        probs, inside = self._classify_array(_array([tile_crop(img, b, self.crop) for b in boxes]))
         if self.profile is not None:  # fitted on the venue's own tiles
-            return probs.argmax(1), self.profile.confidence(rows[:, 4], probs.max(1))
+            return probs.argmax(1), self.profile.confidence(rows[:, 4], probs.max(1), inside)
         # The detector's score times the square root of the classifier's: a tile the detector is
         # sure of stays even when its name is unsure (dropping it is as wrong as misnaming it),
         # while a doubtful box needs a confident name.
@@ -422,20 +422,33 @@ class TileRecognizer:
         """Class probabilities ``[n, 43]`` for RGB crops of side ``self.crop``."""
         if not crops:
             return np.zeros((0, NUM_CLASSES), np.float32)
-        x = np.stack([np.asarray(c, dtype=np.uint8) for c in crops]).astype(np.float32) / 255.0
-        x = x.transpose(0, 3, 1, 2)
-        probs = self._run_classifier(x)
+        return self._classify_array(_array(crops))[0]
+
+    def _classify_array(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Probabilities of crops ``[n, 3, side, side]``, and with a profile which crops it read
+        as the venue's (decided on the upright crop, kept for its other turns)."""
+        inside = None
+        if self.profile is not None:
+            emb = self.embed(x)
+            inside = self.profile.inside(emb)
+            probs = self.profile.probs(emb, inside)
+        else:
+            probs = self._run_classifier(x)
         unsure = np.flatnonzero(probs.max(1) < SURE)
         if self.turns > 1 and unsure.size:  # a second opinion from the other quarter turns
-            others = [np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, self.turns)]
-            more = self._run_classifier(np.concatenate(others))
+            others = np.concatenate(
+                [np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, self.turns)]
+            )
+            if self.profile is not None and inside is not None:
+                routes = np.tile(inside[unsure], self.turns - 1)
+                more = self.profile.probs(self.embed(others), routes)
+            else:
+                more = self._run_classifier(others)
             more = more.reshape(self.turns - 1, unsure.size, NUM_CLASSES).sum(0)
             probs[unsure] = (probs[unsure] + more) / self.turns
-        return probs
+        return probs, inside
 
     def _run_classifier(self, x: np.ndarray) -> np.ndarray:
-        if self.profile is not None:
-            return self.profile.probs(self.embed(x))
         assert self.classifier is not None
         x = np.ascontiguousarray(x)
         return np.concatenate([self.classifier.run(x[i : i + 256]) for i in range(0, len(x), 256)])
@@ -450,3 +463,9 @@ class TileRecognizer:
                 for i in range(0, len(x), 256)
             ]
         )
+
+
+def _array(crops: Sequence[Image.Image]) -> np.ndarray:
+    """RGB crops as the classifier's input ``[n, 3, side, side]``, 0–1."""
+    x = np.stack([np.asarray(c, dtype=np.uint8) for c in crops]).astype(np.float32) / 255.0
+    return x.transpose(0, 3, 1, 2)

@@ -53,6 +53,7 @@ STEPS, RATE = 200, 0.05
 PULLS = (0.0, 5.0, 10.0, 20.0)  # how hard a prototype pulls (logits per unit of cosine)
 TEMPERATURES = (0.5, 0.7, 1.0, 1.4, 2.0)
 DEFAULT_PULL = 20.0  # with one photo, where nothing can be held out
+GATE_PERCENTILE, GATE_MARGIN, GATE_RANGE = 10.0, 0.05, (0.6, 0.95)
 CALIBRATE_FROM = 3  # photos: with fewer, the shipped confidence rule and threshold are kept
 FOLDS = 5
 THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.10, 0.81, 0.05))
@@ -256,17 +257,28 @@ def prototypes(x: np.ndarray, y: np.ndarray, c: int) -> tuple[np.ndarray, np.nda
     return protos, have
 
 
-def _runtime_probs(profile: VenueProfile, emb: np.ndarray) -> np.ndarray:
-    """As the run time: the upright crop, and the four turns averaged where it is unsure."""
-    p = profile.probs(emb[0])
+def _runtime_probs(profile: VenueProfile, emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """As the run time: the upright crop, and the four turns averaged where it is unsure;
+    and which crops are inside the gate."""
+    inside = profile.inside(emb[0])
+    p = profile.probs(emb[0], inside)
     unsure = p.max(1) < SURE
     if unsure.any():
-        p[unsure] = np.mean([profile.probs(e[unsure]) for e in emb], 0)
-    return p
+        p[unsure] = np.mean([profile.probs(e[unsure], inside[unsure]) for e in emb], 0)
+    return p, inside
 
 
 def _nll(profile: VenueProfile, x: np.ndarray, y: np.ndarray) -> float:
-    return float(-np.log(profile.probs(x)[np.arange(len(y)), y] + 1e-12).mean())
+    inside = np.ones(len(x), bool)
+    return float(-np.log(profile.probs(x, inside)[np.arange(len(y)), y] + 1e-12).mean())
+
+
+def _gate(profile: VenueProfile, reads: Sequence[_Read]) -> np.ndarray:
+    """Cosine of each labelled upright crop of ``reads`` to its nearest prototype."""
+    x = np.concatenate([r.train_x[: len(r.gt)] for r in reads])
+    unit = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-9)
+    out: np.ndarray = (unit @ profile.prototypes[profile.enrolled].T).max(1)
+    return out
 
 
 def _platt(det: np.ndarray, prob: np.ndarray, right: np.ndarray) -> tuple[float, float, float]:
@@ -338,9 +350,11 @@ def enrol(
     )
     dim = w0.shape[1]
 
-    def draft(fitted: Fitted, pull: float, t: float) -> VenueProfile:
+    def draft(fitted: Fitted, pull: float, t: float, gate: float = 0.0) -> VenueProfile:
         (w, b), (protos, have) = fitted
-        return VenueProfile(name, w, b, protos, have, pull, t, (1.0, 0.5, 0.0), 0.5, {})
+        return VenueProfile(
+            name, w, b, protos, have, pull, t, gate, (w0, b0), (1.0, 0.5, 0.0), 0.5, {}
+        )
 
     def fit(x: np.ndarray, y: np.ndarray) -> Fitted:
         return fit_head(x, y, w0, b0), prototypes(x, y, dim)
@@ -365,23 +379,36 @@ def enrol(
                     for i in held
                 )
         pull, temperature = min(score, key=lambda key: score[key])
-    oof: list[np.ndarray] = [np.zeros((0, NUM_CLASSES))] * len(reads)
-    for protos, held in split:
+    cosines = np.concatenate(
+        [_gate(draft(f, pull, temperature), [reads[i] for i in held]) for f, held in split]
+    )
+    gate = float(
+        np.clip(
+            np.percentile(cosines, GATE_PERCENTILE) - (GATE_MARGIN if folds == 1 else 0.0),
+            *GATE_RANGE,
+        )
+    )
+    oof: list[tuple[np.ndarray, np.ndarray]] = [
+        (np.zeros((0, NUM_CLASSES)), np.zeros(0, bool))
+    ] * len(reads)
+    for fitted, held in split:
         for i in held:
-            oof[i] = _runtime_probs(draft(protos, pull, temperature), reads[i].det_emb)
-    det = np.concatenate([r.det[:, 4] for r in reads])
-    prob = np.concatenate([p.max(1) for p in oof])
-    right = np.concatenate([_right(r, p) for r, p in zip(reads, oof, strict=True)])
+            oof[i] = _runtime_probs(draft(fitted, pull, temperature, gate), reads[i].det_emb)
+    inside = np.concatenate([g for _, g in oof])
+    det = np.concatenate([r.det[:, 4] for r in reads])[inside]
+    prob = np.concatenate([p.max(1) for p, _ in oof])[inside]
+    right = np.concatenate([_right(r, p) for r, (p, _) in zip(reads, oof, strict=True)])[inside]
     platt = _platt(det, prob, right) if folds >= CALIBRATE_FROM else None
     x = np.concatenate([r.train_x for r in reads])
     y = np.concatenate([r.train_y for r in reads])
-    final = draft(fit(x, y), pull, temperature)
+    final = draft(fit(x, y), pull, temperature, gate)
     final.platt = platt
     accuracy = {}
     for t in THRESHOLDS:
+        final.keep = t  # the shipped rule's confidences outside the gate scale with it
         samples = [
-            (r.gt, _preds(r, p, final.confidence(r.det[:, 4], p.max(1))))
-            for r, p in zip(reads, oof, strict=True)
+            (r.gt, _preds(r, p, final.confidence(r.det[:, 4], p.max(1), g)))
+            for r, (p, g) in zip(reads, oof, strict=True)
         ]
         accuracy[t] = evaluate(samples, t).tile_accuracy
     top = max(accuracy.values())
@@ -399,6 +426,8 @@ def enrol(
             "boxes ×3 jittered, detector boxes; 4 quarter turns each), shipped layer as the "
             f"L2 prior ({PRIOR})",
             "prototypes": f"{int(final.enrolled.sum())} classes, the same crops",
+            "gate": f"10th percentile of the labelled crops' cosine to a prototype ({held_out}"
+            + (f", less {GATE_MARGIN})" if folds == 1 else ")"),
             "pull_temperature": f"least held-out log loss ({held_out})"
             if folds > 1
             else f"defaults {DEFAULT_PULL} / 1 (one photo: nothing held out)",

@@ -37,6 +37,7 @@ from vision.classes import NUM_CLASSES
 PROFILE_JSON = "profile.json"
 HEAD_NPZ = "head.npz"
 FORMAT = 1
+SHIPPED_KEEP = 0.4  # vision.detect.DEFAULT_MIN_CONF, the shipped rule's threshold
 DET_FLOOR = 0.05  # enrolment calibrates the boxes the detector scores this or more: none below
 
 
@@ -82,6 +83,8 @@ class VenueProfile:
     enrolled: np.ndarray  # [43] bool
     pull: float
     temperature: float
+    gate: float  # crops at least this close (cosine) to a prototype are read as the venue's
+    shipped: tuple[np.ndarray, np.ndarray]  # the shipped last layer: crops outside the gate
     platt: tuple[float, float, float] | None  # a (logit det), b (log p), c; None: det × √p
     keep: float  # the keep threshold of :meth:`confidence`
     models: dict[str, str]  # model file name → model_hash
@@ -97,29 +100,67 @@ class VenueProfile:
         out: np.ndarray = logits
         return out
 
-    def probs(self, embedding: np.ndarray) -> np.ndarray:
-        """Class probabilities ``[n, 43]`` from the classifier's embedding ``[n, C]``."""
-        return softmax(self.logits(embedding) / self.temperature)
+    def inside(self, embedding: np.ndarray) -> np.ndarray:
+        """Which crops look like the venue's tiles: cosine to the nearest prototype ≥ the
+        gate. The others (another set, a style the models know) are read as without a profile,
+        so a profile costs nothing on tiles it was not fitted on."""
+        if not self.enrolled.any():
+            return np.zeros(len(embedding), bool)
+        norm = np.linalg.norm(embedding, axis=1, keepdims=True)
+        cos = (embedding / np.maximum(norm, 1e-9)) @ self.prototypes[self.enrolled].T
+        out: np.ndarray = cos.max(1) >= self.gate
+        return out
 
-    def confidence(self, det: np.ndarray, prob: np.ndarray) -> np.ndarray:
+    def probs(self, embedding: np.ndarray, inside: np.ndarray | None = None) -> np.ndarray:
+        """Class probabilities ``[n, 43]`` from the classifier's embedding ``[n, C]``: the
+        venue's reading inside the gate, the shipped layer's outside."""
+        inside = self.inside(embedding) if inside is None else inside
+        weight, bias = self.shipped
+        shipped = softmax(embedding @ weight.T + bias)
+        venue = softmax(self.logits(embedding) / self.temperature)
+        out: np.ndarray = np.where(inside[:, None], venue, shipped)
+        return out
+
+    def confidence(
+        self, det: np.ndarray, prob: np.ndarray, inside: np.ndarray | None = None
+    ) -> np.ndarray:
         """The calibrated chance that a box is a tile named right, from its detector score
-        and its best class probability (too few photos to fit it: the shipped det × √p)."""
+        and its best class probability (too few photos to fit it: the shipped det × √p).
+        Outside the gate: the shipped det × √p, scaled so its 0.4 falls on the keep threshold."""
+        venue: np.ndarray
         if self.platt is None:
-            out: np.ndarray = det * np.sqrt(prob)
-            return out
-        a, b, c = self.platt
-        return _sigmoid(a * _logit(det) + b * np.log(np.clip(prob, 1e-6, 1.0)) + c)
+            venue = det * np.sqrt(prob)
+        else:
+            a, b, c = self.platt
+            venue = _sigmoid(a * _logit(det) + b * np.log(np.clip(prob, 1e-6, 1.0)) + c)
+        if inside is None:
+            return venue
+        out: np.ndarray = np.where(inside, venue, self._rescaled(det * np.sqrt(prob)))
+        return out
+
+    def _rescaled(self, conf: np.ndarray) -> np.ndarray:
+        low = conf * (self.keep / SHIPPED_KEEP)
+        high = self.keep + (conf - SHIPPED_KEEP) * ((1 - self.keep) / (1 - SHIPPED_KEEP))
+        out: np.ndarray = np.where(conf <= SHIPPED_KEEP, low, high)
+        return out
 
     def det_floor(self, threshold: float) -> float:
-        """The lowest detector score whose box can reach ``threshold`` (with p = 1): boxes
-        below it are dropped before classification."""
+        """The lowest detector score whose box can reach ``threshold`` (with p = 1), inside the
+        gate or out: boxes below it are dropped before classification."""
+        k = self.keep
+        shipped = (
+            threshold * SHIPPED_KEEP / k
+            if threshold <= k
+            else SHIPPED_KEEP + (threshold - k) * (1 - SHIPPED_KEEP) / (1 - k)
+        )
+        shipped = max(shipped, 0.005)
         if self.platt is None:
-            return max(threshold, 0.005)
+            return min(shipped, max(threshold, 0.005))
         a, _, c = self.platt
         if a <= 0:
-            return DET_FLOOR
+            return min(shipped, DET_FLOOR)
         need = (math.log(threshold / (1 - threshold)) - c) / a if 0 < threshold < 1 else -40.0
-        return float(min(max(1.0 / (1.0 + math.exp(-need)), DET_FLOOR), 0.99))
+        return float(min(shipped, min(max(1.0 / (1.0 + math.exp(-need)), DET_FLOOR), 0.99)))
 
     # -- files -----------------------------------------------------------------------------
     def save(self, folder: Path) -> None:
@@ -130,12 +171,15 @@ class VenueProfile:
             bias=self.bias.astype(np.float32),
             prototypes=self.prototypes.astype(np.float32),
             enrolled=self.enrolled.astype(bool),
+            shipped_weight=self.shipped[0].astype(np.float32),
+            shipped_bias=self.shipped[1].astype(np.float32),
         )
         meta = {
             "format": FORMAT,
             "name": self.name,
             "models": self.models,
             "pull": round(self.pull, 4),
+            "gate": round(self.gate, 4),
             "temperature": round(self.temperature, 6),
             "platt": None
             if self.platt is None
@@ -158,6 +202,7 @@ class VenueProfile:
             with np.load(head_path, allow_pickle=False) as npz:
                 weight, bias = np.asarray(npz["weight"]), np.asarray(npz["bias"])
                 prototypes, enrolled = np.asarray(npz["prototypes"]), np.asarray(npz["enrolled"])
+                shipped = (np.asarray(npz["shipped_weight"]), np.asarray(npz["shipped_bias"]))
             platt = meta["platt"]
             profile = cls(
                 name=str(meta["name"]),
@@ -167,6 +212,8 @@ class VenueProfile:
                 enrolled=enrolled.astype(bool),
                 pull=float(meta["pull"]),
                 temperature=float(meta["temperature"]),
+                gate=float(meta["gate"]),
+                shipped=shipped,
                 platt=None
                 if platt is None
                 else (float(platt["a"]), float(platt["b"]), float(platt["c"])),
@@ -185,6 +232,7 @@ class VenueProfile:
             or weight.shape[0] != NUM_CLASSES
             or bias.shape != (NUM_CLASSES,)
             or prototypes.shape != weight.shape
+            or shipped[0].shape != weight.shape
             or enrolled.shape != (NUM_CLASSES,)
         ):
             raise ProfileError(
@@ -209,4 +257,4 @@ class VenueProfile:
             raise ProfileError("\n".join(problems))
 
 
-_CORE_KEYS = {"format", "name", "models", "pull", "temperature", "platt", "keep"}
+_CORE_KEYS = {"format", "name", "models", "pull", "gate", "temperature", "platt", "keep"}
