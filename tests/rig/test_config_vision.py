@@ -17,8 +17,9 @@ from vision.profile import VenueProfile, model_hash
 def _profile(folder: Path) -> None:
     zeros = np.zeros((NUM_CLASSES, 4))
     models = {n: model_hash(MODELS_DIR / n) for n in (DETECTOR_FILE, CLASSIFIER_FILE)}
+    bias = np.zeros(NUM_CLASSES)
     VenueProfile(
-        "venue", zeros, np.zeros(NUM_CLASSES), zeros, np.zeros(NUM_CLASSES, bool), 10.0, 1.0,
+        "venue", zeros, bias, zeros, np.zeros(NUM_CLASSES, bool), 10.0, 1.0, 0.8, (zeros, bias),
         None, 0.4, models,
     ).save(folder)  # fmt: skip
 
