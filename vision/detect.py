@@ -410,9 +410,11 @@ class TileRecognizer:
         if self.classifier is None:
             return rows[:, 5].astype(np.int64), rows[:, 4]
         boxes = [(float(r[0]), float(r[1]), float(r[2]), float(r[3])) for r in rows]
-        probs, inside = self._classify_array(_array([tile_crop(img, b, self.crop) for b in boxes]))
+        crops = [tile_crop(img, b, self.crop) for b in boxes]
         if self.profile is not None:  # fitted on the venue's own tiles
+            probs, inside = self._classify_array(_array(crops))
             return probs.argmax(1), self.profile.confidence(rows[:, 4], probs.max(1), inside)
+        probs = self.classify_crops(crops)
         # The detector's score times the square root of the classifier's: a tile the detector is
         # sure of stays even when its name is unsure (dropping it is as wrong as misnaming it),
         # while a doubtful box needs a confident name.
