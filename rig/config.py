@@ -57,6 +57,10 @@ class CameraSection(_Section):
     silent_after: float = Field(default=60.0, gt=0)
 
 
+class VisionSection(_Section):
+    profile: Path | None = None  # a venue profile folder (mjref tiles enrol); none: shipped models
+
+
 class SuperviseSection(_Section):
     backoff_min: float = Field(default=0.2, gt=0)
     backoff_max: float = Field(default=10.0, gt=0)
@@ -89,6 +93,7 @@ class RigConfig(_Section):
     table_link: LinkSection | None = None
     voice: VoiceSection | None = None
     camera: CameraSection | None = None
+    vision: VisionSection = VisionSection()
     supervise: SuperviseSection = SuperviseSection()
     metrics: MetricsSection = MetricsSection()
     evidence: EvidenceSection | None = None
@@ -166,6 +171,9 @@ def _devices(data: dict[str, Any], base: Path, where: str) -> list[str]:
     voice = data.get("voice")
     if isinstance(voice, dict) and ("file" in voice) == ("device" in voice):
         out.append(f"{where}: voice needs exactly one of file (a WAV/FLAC file) or device")
+    profile = _str(data, "vision", "profile")
+    if profile is not None:
+        out += _profile_problems(base / profile, where)
     mqtt = _str(data, "bus", "mqtt")
     if mqtt is not None:
         from rig.bus.mqtt import parse_url
@@ -198,6 +206,20 @@ def _audio_file(data: dict[str, Any], base: Path, where: str) -> list[str]:
     return []
 
 
+def _profile_problems(folder: Path, where: str) -> list[str]:
+    """A venue profile that is not there, corrupt, or fitted against other tile models."""
+    from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR
+    from vision.profile import ProfileError, VenueProfile
+
+    try:
+        profile = VenueProfile.load(folder)
+        models = {name: MODELS_DIR / name for name in (DETECTOR_FILE, CLASSIFIER_FILE)}
+        profile.check_models(folder, models)
+    except ProfileError as exc:
+        return [f"{where}: vision.profile: {line}" for line in str(exc).splitlines()]
+    return []
+
+
 def _seats(cfg: RigConfig, where: str) -> list[str]:
     voice = cfg.voice
     if voice is None or voice.seats is None or len(voice.seats) == voice.channels:
@@ -220,6 +242,8 @@ def resolve(cfg: RigConfig, base: Path) -> RigConfig:
         ev = cfg.evidence
         video = None if ev.video_file is None else base / ev.video_file
         update["evidence"] = ev.model_copy(update={"dir": base / ev.dir, "video_file": video})
+    if cfg.vision.profile is not None:
+        update["vision"] = cfg.vision.model_copy(update={"profile": base / cfg.vision.profile})
     return cfg.model_copy(update=update)
 
 

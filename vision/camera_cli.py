@@ -18,6 +18,7 @@ from vision.camera import TableReader
 from vision.camera_eval import engine_from, read_truth, run_frames, score, setup_events
 from vision.capture import CaptureError, live_frames, read_file
 from vision.detect import TileRecognizer
+from vision.onnx_model import ModelError
 from vision.synth.video import POSES, STYLES, RenderSpec, render_video
 
 EXAMPLES = """examples:
@@ -58,6 +59,9 @@ def register(subparsers: Any) -> None:
     run = sub.add_parser("run", help="the camera pipeline on a source into the referee core")
     run.add_argument("source", metavar="SOURCE", help="video file, camera index or rtsp:// URL")
     run.add_argument("--calibration", type=Path)
+    run.add_argument(
+        "--profile", type=Path, metavar="PROFILE_DIR", help="venue profile (mjref tiles enrol)"
+    )
     run.add_argument("--setup", type=Path, help="log whose events up to the deal set the hand up")
     run.add_argument("--events-out", type=Path, metavar="LOG.jsonl")
     run.add_argument(
@@ -125,19 +129,19 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reader(calibration: Path | None) -> TableReader:
+def _reader(calibration: Path | None, profile: Path | None = None) -> TableReader:
     cal = Calibration.load(calibration) if calibration else None
-    return TableReader(TileRecognizer(threads=1), cal)
+    return TableReader(TileRecognizer(threads=1, profile=profile), cal)
 
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        reader = _reader(args.calibration)
+        reader = _reader(args.calibration, args.profile)
         setup = read_log_file(args.setup).sessions[0].events if args.setup else []
-    except (CalibrationError, OSError, IndexError) as exc:
+    except (CalibrationError, ModelError, OSError, IndexError) as exc:
         return _fail(
             f"{exc}"
-            if isinstance(exc, CalibrationError)
+            if isinstance(exc, CalibrationError | ModelError)
             else f"{args.setup}: cannot read the setup log ({exc})"
         )
     deal = next((i for i, e in enumerate(setup) if e.type == "deal"), len(setup) - 1)

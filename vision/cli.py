@@ -1,4 +1,5 @@
-"""`mjref tiles`: recognise tiles in photos — detect (JSON lines), score a hand, evaluate a set."""
+"""`mjref tiles`: recognise tiles in photos — detect (JSON lines), score a hand, evaluate a set,
+enrol a venue's tile set (a venue profile that detect, score and eval take with --profile)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from typing import Any
 from referee.hands import HandError, WinBy, Wind, WinningHand
 from referee.scoring import PROFILE_NAMES, score
 from referee.tiles import NotationError, parse_tile, tile_name
-from vision.classes import NAME_SETS
-from vision.detect import DEFAULT_MIN_CONF, MODELS_DIR, TileRecognizer
+from vision.classes import NAME_SETS, class_label
+from vision.detect import MODELS_DIR, TileRecognizer
 from vision.hand_reader import ReadHand, read_hand
 from vision.image_io import ImageError, load_image
 from vision.onnx_model import ModelError
@@ -23,7 +24,13 @@ EXAMPLES = """examples:
   mjref tiles detect table.jpg --json --min-conf 0.4
   mjref tiles score hand.jpg --win 5s --self --seat S
   mjref tiles eval ../shared/data/tiles-photos-cmd4/valid --names cmd42
+  mjref tiles enrol venue.jsonl --out profiles/venue --name "Venue A"
+  mjref tiles enrol --sheet sheet1.jpg sheet2.jpg --out profiles/venue
+  mjref tiles detect table.jpg --profile profiles/venue
 """
+
+PROFILE_HELP = "a venue profile folder (mjref tiles enrol); default: the shipped models alone"
+MIN_CONF_HELP = "keep tiles with conf ≥ C (default: the profile's keep threshold, else 0.4)"
 
 
 def _confidence(text: str) -> float:
@@ -60,7 +67,7 @@ def _tile(text: str) -> str:
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "tiles",
-        help="recognise mahjong tiles in photos (detect, score, eval)",
+        help="recognise mahjong tiles in photos (detect, score, eval, enrol)",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -81,10 +88,11 @@ def register(subparsers: Any) -> None:
     det.add_argument(
         "--min-conf",
         type=_confidence,
-        default=DEFAULT_MIN_CONF,
+        default=None,
         metavar="C",
-        help="keep tiles with conf ≥ C; conf = detector score × √(classifier probability)",
+        help=MIN_CONF_HELP + "; conf = detector score × √(classifier probability) without one",
     )
+    det.add_argument("--profile", type=Path, metavar="PROFILE_DIR", help=PROFILE_HELP)
     det.add_argument(
         "--tiled",
         action=argparse.BooleanOptionalAction,
@@ -107,8 +115,9 @@ def register(subparsers: Any) -> None:
     sc.add_argument(
         "--seat", type=str.upper, choices=("E", "S", "W", "N"), default="E", help="seat wind"
     )
-    sc.add_argument("--profile", choices=PROFILE_NAMES, default="wmc")
-    sc.add_argument("--min-conf", type=_confidence, default=DEFAULT_MIN_CONF, metavar="C")
+    sc.add_argument("--rules", choices=PROFILE_NAMES, default="wmc", help="scoring rules")
+    sc.add_argument("--min-conf", type=_confidence, default=None, metavar="C", help=MIN_CONF_HELP)
+    sc.add_argument("--profile", type=Path, metavar="PROFILE_DIR", help=PROFILE_HELP)
     sc.add_argument("--json", action="store_true")
     sc.set_defaults(handler=run_score)
 
@@ -123,18 +132,35 @@ def register(subparsers: Any) -> None:
     ev.add_argument(
         "--min-conf",
         type=_confidence,
-        default=DEFAULT_MIN_CONF,
+        default=None,
         metavar="C",
-        help="operating confidence for precision, recall and accuracy",
+        help="operating confidence for precision, recall and accuracy (default: the "
+        "profile's keep threshold, else 0.4)",
     )
+    ev.add_argument("--profile", type=Path, metavar="PROFILE_DIR", help=PROFILE_HELP)
     ev.add_argument("--limit", type=_count, default=0, help="only the first N images (0: all)")
     ev.add_argument("--json", action="store_true")
     ev.set_defaults(handler=run_eval)
 
+    en = sub.add_parser(
+        "enrol",
+        help="fit a venue profile from a few photos of the venue's own tiles",
+        description="From LABELS.jsonl (one line per photo, as `tiles detect --json` writes "
+        'it: {"image": PATH, "tiles": [{"box": [x1, y1, x2, y2], "tile": "5m"}, …]}) or from '
+        "photos of hardware/tile-sheet.pdf with the tiles laid on it (--sheet), fit the "
+        "venue's prototypes, the calibration of the scores and the keep threshold.",
+    )
+    en.add_argument("labels", nargs="?", type=Path, metavar="LABELS.jsonl")
+    en.add_argument("--sheet", nargs="+", type=Path, metavar="PHOTO", help="tile-sheet photos")
+    en.add_argument("--out", type=Path, required=True, metavar="PROFILE_DIR")
+    en.add_argument("--name", help="the profile's name (default: the folder's name)")
+    en.add_argument("--seed", type=int, default=0, help="seed of the box jitter")
+    en.set_defaults(handler=run_enrol)
+
 
 def _recognizer(args: argparse.Namespace) -> TileRecognizer | None:
     try:
-        return TileRecognizer(args.models, turns=args.turns)
+        return TileRecognizer(args.models, turns=args.turns, profile=getattr(args, "profile", None))
     except ModelError as exc:
         print(f"mjref tiles: {exc}", file=sys.stderr)
         return None
@@ -192,7 +218,7 @@ def run_score(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    result = score(hand, args.profile)
+    result = score(hand, args.rules)
     if args.json:
         out = {
             "read": [[tile_name(t) for t in g] for g in read.groups],
@@ -244,7 +270,8 @@ def run_eval(args: argparse.Namespace) -> int:
         return 2
     start = time.perf_counter()
     try:
-        result = evaluate_set(rec, args.set_dir, NAME_SETS[args.names], args.min_conf, args.limit)
+        conf = rec.min_conf if args.min_conf is None else args.min_conf
+        result = evaluate_set(rec, args.set_dir, NAME_SETS[args.names], conf, args.limit)
     except FileNotFoundError as exc:
         print(f"mjref tiles eval: {exc}", file=sys.stderr)
         return 2
@@ -257,6 +284,55 @@ def run_eval(args: argparse.Namespace) -> int:
         print(
             f"  mAP50 {r.map50:.4f}  precision {r.precision:.4f}  recall {r.recall:.4f}  "
             f"tile accuracy {r.tile_accuracy:.4f}  (detection recall {r.detection_recall:.4f}, "
-            f"conf ≥ {args.min_conf})"
+            f"conf ≥ {conf})"
         )
+    return 0
+
+
+def run_enrol(args: argparse.Namespace) -> int:
+    from vision.enrol import EnrolError, check, enrol, read_labels
+    from vision.profile import DET_FLOOR
+    from vision.sheet import SheetError, read_sheet
+
+    if (args.labels is None) == (args.sheet is None):
+        print(
+            "mjref tiles enrol: give LABELS.jsonl or --sheet PHOTO..., one of the two",
+            file=sys.stderr,
+        )
+        return 2
+    rec = _recognizer(args)
+    if rec is None:
+        return 2
+    try:
+        if args.labels is not None:
+            photos = check(read_labels(args.labels))
+            source = f"labels {args.labels}"
+        else:
+            rows, problems = [], []
+            for path in args.sheet:
+                try:
+                    img = load_image(path)
+                    boxes = read_sheet(img, rec.candidates(img, DET_FLOOR))
+                except (ImageError, SheetError) as exc:
+                    problems.append(f"{path}: {exc}")
+                    continue
+                tiles = [
+                    {"box": [b.x1, b.y1, b.x2, b.y2], "tile": class_label(b.cls)} for b in boxes
+                ]
+                rows.append((str(path), tiles, str(path)))
+            if problems:
+                raise EnrolError(problems)
+            photos = check(rows, min_photos=1)
+            source = "tile sheet (hardware/tile-sheet.pdf)"
+    except EnrolError as exc:
+        for line in exc.problems:
+            print(f"mjref tiles enrol: {line}", file=sys.stderr)
+        return 2
+    profile = enrol(rec, photos, args.name or args.out.name, seed=args.seed, source=source)
+    profile.save(args.out)
+    info = profile.info
+    print(
+        f"{args.out}: profile {profile.name!r} from {len(photos)} photo(s), {info['tiles']} tiles "
+        f"({len(info['per_class'])} classes) in {info['seconds']} s; keep conf ≥ {profile.keep}"
+    )
     return 0

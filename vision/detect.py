@@ -17,7 +17,9 @@ import numpy as np
 from PIL import Image
 
 from vision.classes import NUM_CLASSES, class_label
+from vision.embedding import EMBEDDING
 from vision.onnx_model import ModelError, OnnxModel
+from vision.profile import ProfileError, VenueProfile
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.onnx"
@@ -180,7 +182,10 @@ class TileRecognizer:
         batch: int = 8,
         side: int | None = None,
         turns: int = 4,
+        profile: Path | VenueProfile | None = None,
     ) -> None:
+        """``profile``: a venue profile folder (``mjref tiles enrol``) or a loaded one; it must
+        have been fitted against these model files (else :class:`ModelError`)."""
         det_path = detector or models_dir / DETECTOR_FILE
         self.detector = OnnxModel(
             det_path, "tile detector (YOLO, NCHW in, [N, 4+classes, anchors] out)", threads
@@ -210,12 +215,32 @@ class TileRecognizer:
                 )
         self.batch = batch
         self.turns = turns  # an unsure crop is classified at this many quarter turns, averaged
+        self.profile = self._profile(profile, det_path, cls_path)
+        self.min_conf = self.profile.keep if self.profile else DEFAULT_MIN_CONF
+
+    def _profile(
+        self, given: Path | VenueProfile | None, det_path: Path, cls_path: Path
+    ) -> VenueProfile | None:
+        if given is None:
+            return None
+        where = given if isinstance(given, Path) else Path(given.name)
+        try:
+            profile = VenueProfile.load(given) if isinstance(given, Path) else given
+            profile.check_models(where, {DETECTOR_FILE: det_path, CLASSIFIER_FILE: cls_path})
+        except ProfileError as exc:
+            raise ModelError(str(exc)) from None
+        if self.classifier is None or EMBEDDING not in self.classifier.output_names:
+            raise ModelError(
+                f"{cls_path}: a venue profile needs the classifier's {EMBEDDING!r} output "
+                "(python -m vision.embedding adds it)"
+            )
+        return profile
 
     # -- detection -------------------------------------------------------------------------
     def detect(
         self,
         img: Image.Image,
-        min_conf: float = DEFAULT_MIN_CONF,
+        min_conf: float | None = None,
         iou: float = 0.5,
         tiled: bool | None = None,
         overlap: float = 0.25,
@@ -223,9 +248,39 @@ class TileRecognizer:
     ) -> list[Detection]:
         """Tiles in ``img`` (RGB), best first; ``tiled=None``: windows only where the whole view
         shows small tiles (:meth:`window_scale`); ``unstretch``: also look for tiles in a photo
-        that was stretched to a square. At most ``MAX_TILES``, whatever the image."""
+        that was stretched to a square. At most ``MAX_TILES``, whatever the image.
+        ``min_conf`` None: the profile's keep threshold, else ``DEFAULT_MIN_CONF``."""
+        min_conf = self.min_conf if min_conf is None else min_conf
+        raw = self.candidates(img, self.det_floor(min_conf), iou, tiled, overlap, unstretch)
+        if raw.shape[0] == 0:
+            return []
+        classes, conf = self._classify(img, raw)
+        out = [
+            Detection(float(b[0]), float(b[1]), float(b[2]), float(b[3]), int(c), float(p))
+            for b, c, p in zip(raw, classes, conf, strict=True)
+            if p >= min_conf
+        ]
+        out.sort(key=lambda d: -d.conf)
+        return out
+
+    def det_floor(self, min_conf: float) -> float:
+        """The detector score below which no box can reach ``min_conf``."""
+        if self.profile is not None:
+            return self.profile.det_floor(min_conf)
+        return max(min_conf, 0.005)  # conf = det × √cls ≤ det
+
+    def candidates(
+        self,
+        img: Image.Image,
+        floor: float,
+        iou: float = 0.5,
+        tiled: bool | None = None,
+        overlap: float = 0.25,
+        unstretch: bool = True,
+    ) -> np.ndarray:
+        """The detector's boxes before classification: rows ``x1 y1 x2 y2 score cls`` with a
+        score ≥ ``floor``, after NMS, best first, at most ``MAX_TILES``."""
         w, h = img.size
-        floor = max(min_conf, 0.005)  # conf = det × √cls ≤ det
         plain = self._detect_views(img, [(0, 0, w, h)], floor)
         plain = raw = plain[nms(plain[:, :4], plain[:, 4], iou)]
         if unstretch:
@@ -237,16 +292,7 @@ class TileRecognizer:
             rows[:, :4] *= np.array([w / work.width, h / work.height] * 2, np.float32)
             raw = _best(np.concatenate([plain, rows]), MAX_CANDIDATES)
             raw = raw[nms(raw[:, :4], raw[:, 4], iou)]
-        raw = raw[:MAX_TILES]
-        if raw.shape[0] == 0:
-            return []
-        classes, conf = self._classify(img, raw)
-        out = [
-            Detection(float(b[0]), float(b[1]), float(b[2]), float(b[3]), int(c), float(p))
-            for b, c, p in zip(raw, classes, conf, strict=True)
-            if p >= min_conf
-        ]
-        out.sort(key=lambda d: -d.conf)
+        out: np.ndarray = raw[:MAX_TILES]
         return out
 
     def window_scale(
@@ -364,7 +410,11 @@ class TileRecognizer:
         if self.classifier is None:
             return rows[:, 5].astype(np.int64), rows[:, 4]
         boxes = [(float(r[0]), float(r[1]), float(r[2]), float(r[3])) for r in rows]
-        probs = self.classify_crops([tile_crop(img, box, self.crop) for box in boxes])
+        crops = [tile_crop(img, b, self.crop) for b in boxes]
+        if self.profile is not None:  # fitted on the venue's own tiles
+            probs, inside = self._classify_array(_array(crops))
+            return probs.argmax(1), self.profile.confidence(rows[:, 4], probs.max(1), inside)
+        probs = self.classify_crops(crops)
         # The detector's score times the square root of the classifier's: a tile the detector is
         # sure of stays even when its name is unsure (dropping it is as wrong as misnaming it),
         # while a doubtful box needs a confident name.
@@ -374,18 +424,50 @@ class TileRecognizer:
         """Class probabilities ``[n, 43]`` for RGB crops of side ``self.crop``."""
         if not crops:
             return np.zeros((0, NUM_CLASSES), np.float32)
-        x = np.stack([np.asarray(c, dtype=np.uint8) for c in crops]).astype(np.float32) / 255.0
-        x = x.transpose(0, 3, 1, 2)
-        probs = self._run_classifier(x)
+        return self._classify_array(_array(crops))[0]
+
+    def _classify_array(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Probabilities of crops ``[n, 3, side, side]``, and with a profile which crops it read
+        as the venue's (decided on the upright crop, kept for its other turns)."""
+        inside = None
+        if self.profile is not None:
+            emb = self.embed(x)
+            inside = self.profile.inside(emb)
+            probs = self.profile.probs(emb, inside)
+        else:
+            probs = self._run_classifier(x)
         unsure = np.flatnonzero(probs.max(1) < SURE)
         if self.turns > 1 and unsure.size:  # a second opinion from the other quarter turns
-            others = [np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, self.turns)]
-            more = self._run_classifier(np.concatenate(others))
+            others = np.concatenate(
+                [np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, self.turns)]
+            )
+            if self.profile is not None and inside is not None:
+                routes = np.tile(inside[unsure], self.turns - 1)
+                more = self.profile.probs(self.embed(others), routes)
+            else:
+                more = self._run_classifier(others)
             more = more.reshape(self.turns - 1, unsure.size, NUM_CLASSES).sum(0)
             probs[unsure] = (probs[unsure] + more) / self.turns
-        return probs
+        return probs, inside
 
     def _run_classifier(self, x: np.ndarray) -> np.ndarray:
         assert self.classifier is not None
         x = np.ascontiguousarray(x)
         return np.concatenate([self.classifier.run(x[i : i + 256]) for i in range(0, len(x), 256)])
+
+    def embed(self, x: np.ndarray) -> np.ndarray:
+        """The classifier's features ``[n, C]`` of crops ``[n, 3, side, side]`` (0–1)."""
+        assert self.classifier is not None
+        x = np.ascontiguousarray(x)
+        return np.concatenate(
+            [
+                self.classifier.run_named(x[i : i + 256], [EMBEDDING])[0]
+                for i in range(0, len(x), 256)
+            ]
+        )
+
+
+def _array(crops: Sequence[Image.Image]) -> np.ndarray:
+    """RGB crops as the classifier's input ``[n, 3, side, side]``, 0–1."""
+    x = np.stack([np.asarray(c, dtype=np.uint8) for c in crops]).astype(np.float32) / 255.0
+    return x.transpose(0, 3, 1, 2)

@@ -45,12 +45,20 @@ class OnnxModel:
         self.input_name: str = inputs[0].name
         self.input_shape: list[Any] = list(inputs[0].shape)
         self.output_shape: list[Any] = list(self.session.get_outputs()[0].shape)
+        self.output_names: list[str] = [o.name for o in self.session.get_outputs()]
         self.metadata: dict[str, str] = dict(self.session.get_modelmeta().custom_metadata_map)
 
     def run(self, batch: np.ndarray) -> np.ndarray:
-        out = self.session.run(None, {self.input_name: batch.astype(np.float32, copy=False)})
+        out = self.session.run(
+            self.output_names[:1], {self.input_name: batch.astype(np.float32, copy=False)}
+        )
         result: np.ndarray = np.asarray(out[0])
         return result
+
+    def run_named(self, batch: np.ndarray, names: list[str]) -> list[np.ndarray]:
+        """The named outputs only (a session computes no more than they need)."""
+        out = self.session.run(names, {self.input_name: batch.astype(np.float32, copy=False)})
+        return [np.asarray(o) for o in out]
 
     def fixed_side(self, default: int) -> int:
         """The square input side: fixed in the graph, else ultralytics' ``imgsz`` metadata."""

@@ -516,6 +516,9 @@ def export(work: Path, out: Path, det_weights: Path | None, calib_images: Path |
         x = np.load(work / "crops_train.npz")["x"]
         pick = x[np.random.default_rng(0).choice(len(x), 512, replace=False)]
         _quantize(out / "tile_classifier.onnx", "crops", _to_input(pick, crop).numpy(), 32)
+        from vision.embedding import main as add_embedding
+
+        add_embedding([str(out / "tile_classifier.onnx")])  # what venue profiles read
         print(f"classifier → {out / 'tile_classifier.onnx'} (int8)")
 
 

@@ -20,6 +20,7 @@ class CropBank:
 
     crops: dict[int, list[Image.Image]] = field(default_factory=dict)
     real_share: float = 0.6
+    style: str | None = None  # procedural faces of this style (vision.synth.faces)
 
     @classmethod
     def from_folder(cls, set_dir: Path, class_map: Sequence[int], limit: int = 0) -> CropBank:
@@ -47,4 +48,4 @@ class CropBank:
             s = size / max(crop.size)
             w, h = max(4, round(crop.width * s)), max(4, round(crop.height * s))
             return crop.resize((w, h), Image.Resampling.BILINEAR).convert("RGBA"), cls
-        return procedural_tile(rng, cls, size), cls
+        return procedural_tile(rng, cls, size, self.style), cls

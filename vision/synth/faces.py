@@ -1,7 +1,9 @@
 """Procedural tile faces drawn with Debian's fonts (fonts-noto-cjk, fonts-symbola).
 
 Two styles: Symbola's mahjong glyphs (U+1F000–1F02B) tinted per suit, and CJK text faces
-(numerals + 萬, winds, dragons, flower names) in Noto. A back is a plain coloured body.
+(numerals + 萬, winds, dragons, flower names) in Noto. A back is a plain coloured body. A third,
+``jade``, is a tile set no model trained on (the venue-enrolment tests and bench): text faces
+with the inks turned (red → blue → green → red) on a jade-green body.
 """
 
 from __future__ import annotations
@@ -45,13 +47,18 @@ def _font(name: str, size: int) -> ImageFont.FreeTypeFont:
     raise FontMissing(f"font {name!r} not found; apt-get install fonts-noto-cjk fonts-symbola")
 
 
-def tile_body(rng: random.Random, w: int, h: int, back: bool) -> Image.Image:
-    """An ivory (or coloured back) rounded body with a darker rim, RGBA."""
+JADE = (150, 205, 170)  # the ``jade`` style's body
+
+
+def tile_body(
+    rng: random.Random, w: int, h: int, back: bool, body: tuple[int, int, int] | None = None
+) -> Image.Image:
+    """An ivory (or coloured back, or ``body``) rounded body with a darker rim, RGBA."""
     img = Image.new("RGBA", (w, h), (0, 0, 0, 0))
     d = ImageDraw.Draw(img)
     r = max(1, min(w, h) // 7)
-    if back:
-        base = rng.choice(BACK_COLOURS)
+    if back or body is not None:
+        base = body if body is not None and not back else rng.choice(BACK_COLOURS)
         col = tuple(max(0, min(255, c + rng.randint(-25, 25))) for c in base)
     else:
         v = rng.randint(215, 250)
@@ -65,10 +72,12 @@ def tile_body(rng: random.Random, w: int, h: int, back: bool) -> Image.Image:
 
 def procedural_tile(rng: random.Random, cls: int, h: int, style: str | None = None) -> Image.Image:
     """A tile of class ``cls`` about ``h`` px tall (RGBA), face drawn from fonts; ``style``
-    ``glyph`` (Symbola) or ``text`` (CJK) picks the face, ``None`` one at random."""
+    ``glyph`` (Symbola), ``text`` (CJK) or ``jade`` (unseen: text faces, inks turned, green
+    body) picks the face, ``None`` glyph or text at random."""
     w = max(6, round(h * rng.uniform(0.7, 0.8)))
     h = max(8, h)
-    img = tile_body(rng, w, h, cls == BACK)
+    jade = style == "jade"
+    img = tile_body(rng, w, h, cls == BACK, JADE if jade else None)
     if cls == BACK:
         return img
     scale = 4  # draw large, then shrink: sharper small faces
@@ -133,6 +142,9 @@ def procedural_tile(rng: random.Random, cls: int, h: int, style: str | None = No
                 anchor="mm",
             )
     face = face.resize((w, h), Image.Resampling.LANCZOS)
+    if jade:  # the inks turned: red → blue, green → red, blue → green
+        r, g, b, a = face.split()
+        face = Image.merge("RGBA", (g, b, r, a))
     img.alpha_composite(face)
     return img
 

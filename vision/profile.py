@@ -1,0 +1,260 @@
+"""A venue profile: what enrolment fitted for one venue's tile set, and how the run time uses it.
+
+The shipped classifier names a tile set it never saw mostly right but unsurely, so the tiles it
+names right fall under the keep threshold. A profile (``mjref tiles enrol``, ``vision/enrol.py``)
+holds three things fitted on a few photos of the venue's tiles:
+
+* the classifier's last layer refitted on the venue's tiles (``head.npz``: ``weight`` [43, C],
+  ``bias`` [43], applied to the classifier's ``embedding`` output) and prototypes of its faces
+  (``prototypes`` [43, C], the mean of the embedding over each enrolled class's tiles,
+  ``enrolled`` [43]): a crop's logits are the refitted layer's plus
+  ``pull · (cos(embedding, prototype) − 1)`` for each enrolled class, over a temperature; a
+  tile that looks like the venue's own 5m is pulled to 5m, and a class the photos did not
+  show keeps about what the shipped layer says;
+* the confidence: ``sigmoid(a·logit(det) + b·log(p) + c)`` of the detector score and the
+  classifier's probability (Platt scaling on the enrolment detections: "is it a tile, named
+  right"), in place of the shipped ``det × √p``;
+* the keep threshold for that confidence (the best tile accuracy on the enrolment photos).
+
+``profile.json`` names all of it, the tiles it was fitted on, and the SHA-256 of the model
+files it was fitted against: a profile is refused by other models (its head reads their
+features). Only numpy and the JSON/NPZ files are needed to use one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.classes import NUM_CLASSES
+
+PROFILE_JSON = "profile.json"
+HEAD_NPZ = "head.npz"
+FORMAT = 1
+SHIPPED_KEEP = 0.4  # vision.detect.DEFAULT_MIN_CONF, the shipped rule's threshold
+DET_FLOOR = 0.05  # enrolment calibrates the boxes the detector scores this or more: none below
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be used: missing, corrupt, or fitted against other models."""
+
+
+def model_hash(path: Path) -> str:
+    """The first 16 hex digits of the file's SHA-256: the model version a profile names."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    out: np.ndarray = 1.0 / (1.0 + np.exp(-np.clip(x, -40, 40)))
+    return out
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    q = np.clip(p, 1e-6, 1 - 1e-6)
+    out: np.ndarray = np.log(q / (1 - q))
+    return out
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(1, keepdims=True)
+    e = np.exp(z)
+    out: np.ndarray = e / e.sum(1, keepdims=True)
+    return out
+
+
+@dataclass
+class VenueProfile:
+    """A fitted profile; :meth:`probs` and :meth:`confidence` are what the recognizer calls."""
+
+    name: str
+    weight: np.ndarray  # [43, C] the last layer, refitted
+    bias: np.ndarray  # [43]
+    prototypes: np.ndarray  # [43, C] unit vectors; rows of classes not enrolled unused
+    enrolled: np.ndarray  # [43] bool
+    pull: float
+    temperature: float
+    gate: float  # crops at least this close (cosine) to a prototype are read as the venue's
+    shipped: tuple[np.ndarray, np.ndarray]  # the shipped last layer: crops outside the gate
+    platt: tuple[float, float, float] | None  # a (logit det), b (log p), c; None: det × √p
+    keep: float  # the keep threshold of :meth:`confidence`
+    models: dict[str, str]  # model file name → model_hash
+    info: dict[str, Any] = field(default_factory=dict)  # what was fitted on how many tiles
+
+    def logits(self, embedding: np.ndarray) -> np.ndarray:
+        """Logits ``[n, 43]`` (before the temperature) from the embedding ``[n, C]``."""
+        logits = embedding @ self.weight.T + self.bias
+        if self.enrolled.any():
+            norm = np.linalg.norm(embedding, axis=1, keepdims=True)
+            cos = (embedding / np.maximum(norm, 1e-9)) @ self.prototypes.T
+            logits = logits + np.where(self.enrolled, self.pull * (cos - 1.0), 0.0)
+        out: np.ndarray = logits
+        return out
+
+    def inside(self, embedding: np.ndarray) -> np.ndarray:
+        """Which crops look like the venue's tiles: cosine to the nearest prototype ≥ the
+        gate. The others (another set, a style the models know) are read as without a profile,
+        so a profile costs nothing on tiles it was not fitted on."""
+        if not self.enrolled.any():
+            return np.zeros(len(embedding), bool)
+        norm = np.linalg.norm(embedding, axis=1, keepdims=True)
+        cos = (embedding / np.maximum(norm, 1e-9)) @ self.prototypes[self.enrolled].T
+        out: np.ndarray = cos.max(1) >= self.gate
+        return out
+
+    def probs(self, embedding: np.ndarray, inside: np.ndarray | None = None) -> np.ndarray:
+        """Class probabilities ``[n, 43]`` from the classifier's embedding ``[n, C]``: the
+        venue's reading inside the gate, the shipped layer's outside."""
+        inside = self.inside(embedding) if inside is None else inside
+        weight, bias = self.shipped
+        shipped = softmax(embedding @ weight.T + bias)
+        venue = softmax(self.logits(embedding) / self.temperature)
+        out: np.ndarray = np.where(inside[:, None], venue, shipped)
+        return out
+
+    def confidence(
+        self, det: np.ndarray, prob: np.ndarray, inside: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The calibrated chance that a box is a tile named right, from its detector score
+        and its best class probability (too few photos to fit it: the shipped det × √p).
+        Outside the gate: the shipped det × √p, scaled so its 0.4 falls on the keep threshold."""
+        venue: np.ndarray
+        if self.platt is None:
+            venue = det * np.sqrt(prob)
+        else:
+            a, b, c = self.platt
+            venue = _sigmoid(a * _logit(det) + b * np.log(np.clip(prob, 1e-6, 1.0)) + c)
+        if inside is None:
+            return venue
+        out: np.ndarray = np.where(inside, venue, self._rescaled(det * np.sqrt(prob)))
+        return out
+
+    def _rescaled(self, conf: np.ndarray) -> np.ndarray:
+        low = conf * (self.keep / SHIPPED_KEEP)
+        high = self.keep + (conf - SHIPPED_KEEP) * ((1 - self.keep) / (1 - SHIPPED_KEEP))
+        out: np.ndarray = np.where(conf <= SHIPPED_KEEP, low, high)
+        return out
+
+    def det_floor(self, threshold: float) -> float:
+        """The lowest detector score whose box can reach ``threshold`` (with p = 1), inside the
+        gate or out: boxes below it are dropped before classification."""
+        k = self.keep
+        shipped = (
+            threshold * SHIPPED_KEEP / k
+            if threshold <= k
+            else SHIPPED_KEEP + (threshold - k) * (1 - SHIPPED_KEEP) / (1 - k)
+        )
+        shipped = max(shipped, 0.005)
+        if self.platt is None:
+            return min(shipped, max(threshold, 0.005))
+        a, _, c = self.platt
+        if a <= 0:
+            return min(shipped, DET_FLOOR)
+        need = (math.log(threshold / (1 - threshold)) - c) / a if 0 < threshold < 1 else -40.0
+        return float(min(shipped, min(max(1.0 / (1.0 + math.exp(-need)), DET_FLOOR), 0.99)))
+
+    # -- files -----------------------------------------------------------------------------
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        np.savez(
+            folder / HEAD_NPZ,
+            weight=self.weight.astype(np.float32),
+            bias=self.bias.astype(np.float32),
+            prototypes=self.prototypes.astype(np.float32),
+            enrolled=self.enrolled.astype(bool),
+            shipped_weight=self.shipped[0].astype(np.float32),
+            shipped_bias=self.shipped[1].astype(np.float32),
+        )
+        meta = {
+            "format": FORMAT,
+            "name": self.name,
+            "models": self.models,
+            "pull": round(self.pull, 4),
+            "gate": round(self.gate, 4),
+            "temperature": round(self.temperature, 6),
+            "platt": None
+            if self.platt is None
+            else {"a": self.platt[0], "b": self.platt[1], "c": self.platt[2]},
+            "keep": round(self.keep, 4),
+            **self.info,
+        }
+        (folder / PROFILE_JSON).write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+
+    @classmethod
+    def load(cls, folder: Path) -> VenueProfile:
+        meta_path, head_path = folder / PROFILE_JSON, folder / HEAD_NPZ
+        if not meta_path.is_file() or not head_path.is_file():
+            raise ProfileError(
+                f"{folder}: not a venue profile (expected {PROFILE_JSON} and {HEAD_NPZ} inside, "
+                "as `mjref tiles enrol` writes them)"
+            )
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            with np.load(head_path, allow_pickle=False) as npz:
+                weight, bias = np.asarray(npz["weight"]), np.asarray(npz["bias"])
+                prototypes, enrolled = np.asarray(npz["prototypes"]), np.asarray(npz["enrolled"])
+                shipped = (np.asarray(npz["shipped_weight"]), np.asarray(npz["shipped_bias"]))
+            platt = meta["platt"]
+            profile = cls(
+                name=str(meta["name"]),
+                weight=weight,
+                bias=bias,
+                prototypes=prototypes,
+                enrolled=enrolled.astype(bool),
+                pull=float(meta["pull"]),
+                temperature=float(meta["temperature"]),
+                gate=float(meta["gate"]),
+                shipped=shipped,
+                platt=None
+                if platt is None
+                else (float(platt["a"]), float(platt["b"]), float(platt["c"])),
+                keep=float(meta["keep"]),
+                models={str(k): str(v) for k, v in dict(meta["models"]).items()},
+                info={k: v for k, v in meta.items() if k not in _CORE_KEYS},
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ProfileError(f"{folder}: corrupt venue profile ({exc})") from None
+        if meta.get("format") != FORMAT:
+            raise ProfileError(
+                f"{folder}: profile format {meta.get('format')!r}, expected {FORMAT}"
+            )
+        if (
+            weight.ndim != 2
+            or weight.shape[0] != NUM_CLASSES
+            or bias.shape != (NUM_CLASSES,)
+            or prototypes.shape != weight.shape
+            or shipped[0].shape != weight.shape
+            or enrolled.shape != (NUM_CLASSES,)
+        ):
+            raise ProfileError(
+                f"{folder}: head of shape {weight.shape} / {bias.shape}, expected "
+                f"[{NUM_CLASSES}, features] / [{NUM_CLASSES}]"
+            )
+        if not 0 < profile.keep < 1 or profile.temperature <= 0:
+            raise ProfileError(f"{folder}: keep {profile.keep} / temperature out of range")
+        return profile
+
+    def check_models(self, folder: Path, files: dict[str, Path]) -> None:
+        """Refuse models other than those the profile was fitted against, naming both."""
+        problems = []
+        for name, path in files.items():
+            want, have = self.models.get(name), model_hash(path)
+            if want != have:
+                problems.append(
+                    f"{folder}: fitted against {name} {want or '(none)'}, but {path} is "
+                    f"{have}; enrol the venue's tiles again with these models"
+                )
+        if problems:
+            raise ProfileError("\n".join(problems))
+
+
+_CORE_KEYS = {"format", "name", "models", "pull", "gate", "temperature", "platt", "keep"}
