@@ -27,7 +27,7 @@ from dashboard.live import AlertItem, LiveState, LiveTable, Presence
 from dashboard.metrics import DashMetrics
 from referee.events import Event
 from rig.bus import Bus, BusError, BusMessage, topic, topic_filter
-from rig.bus.feed import Feed, _Cursor
+from rig.bus.feed import Feed
 
 log = logging.getLogger(__name__)
 BATCH = 500
@@ -67,7 +67,7 @@ class Ingest:
             self.live.apply(ev)
             count += 1
         for (tid, sid), table in self.live.sessions.items():
-            self.feed.cursors[(tid, sid, "log")] = _Cursor(next=table.last_seq + 1)
+            self.feed.seek(tid, sid, table.last_seq + 1)
         for p in store.presences(self.factory):
             self.live.presence[p.table_id] = Presence(
                 p.table_id, p.state, p.changed, json.loads(p.body)

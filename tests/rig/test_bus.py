@@ -145,3 +145,18 @@ def test_a_rig_alert_without_seq_passes_through() -> None:
     feed = Feed()
     alert = {"v": 1, "table_id": "T1", "source": "rig", "type": "alert", "payload": {}}
     assert feed.take(msg("alerts", alert), 0.0) == ([alert], [])
+
+
+def test_a_feed_seeks_to_where_a_consumer_stands() -> None:
+    """A consumer restarting from its store continues each stream after what it holds."""
+    feed = Feed()
+    assert feed.position("T1", "S1") == 0
+    feed.seek("T1", "S1", 5)
+    assert feed.position("T1", "S1") == 5 and feed.position("T1", "S1", "engine") == 0
+    out, resend = feed.take(msg("events", env(3)), now=0.0)  # stored already
+    assert out == [] and resend == [] and feed.duplicates == 1
+    out, resend = feed.take(msg("events", env(7)), now=0.1)  # 5 and 6 missing
+    assert out == [] and resend == [Resend("T1", "S1", "log", 5)]
+    feed.seek("T1", "S1", 7)  # 5 and 6 came from elsewhere: what was held goes on
+    assert [e["seq"] for e in feed.take(msg("events", env(8)), now=0.2)[0]] == [7, 8]
+    assert feed.complete() and feed.position("T1", "S1") == 9
