@@ -248,9 +248,6 @@ async def run(args: argparse.Namespace) -> int:
             stop.set()
             await asyncio.to_thread(browsers.join, 30)
             got = [tuple(g) for g in json.loads(received.read_text())]
-            stop.set()
-            await asyncio.to_thread(browsers.join, 30)
-            got = [tuple(g) for g in json.loads(received.read_text())]
             with factory() as s:
                 keys = s.execute(select(StoredEvent.table_id, StoredEvent.seq)).all()
             engine.dispose()

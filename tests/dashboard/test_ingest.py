@@ -8,6 +8,8 @@ from pathlib import Path
 from dashkit import Dash, prepare
 from sqlalchemy import func, select
 
+from dashboard import store
+from dashboard.db import make_engine, session_factory
 from dashboard.db.models import StoredEvent
 from dashboard.simrig import game
 from referee.duties import replay
@@ -104,6 +106,23 @@ def test_restart_rebuilds_the_same_live_state(db_url: str | None, tmp_path: Path
     with Dash(settings) as again:  # a new process' worth of state: only the database
         assert again.svc.live.digest() == before
         assert pending[0]["id"] in again.svc.live.tables["T5"].acked
+
+
+def test_the_store_counts_what_is_new_and_keeps_the_body(db_url: str | None, tmp_path: Path) -> None:
+    """The insert is one fixed statement per dialect; what it reports feeds the metrics."""
+    settings = prepare(db_url, tmp_path / "data")
+    engine = make_engine(settings.db_url)
+    factory = session_factory(engine)
+    events = game("T9", "S1", seed=1, hands=1)[:40]
+    try:
+        assert store.insert_events(factory, events[:30], 1.0) == 30
+        assert store.insert_events(factory, events[20:], 2.0) == 10  # 20..29 are there already
+        assert store.insert_events(factory, [], 3.0) == 0
+        assert [e.model_dump_json() for e in store.stored_events(factory)] == [
+            e.model_dump_json() for e in events
+        ]
+    finally:
+        engine.dispose()
 
 
 def test_a_malformed_event_is_an_alert_not_a_silent_loss(dash: Dash) -> None:
