@@ -19,6 +19,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -113,6 +114,7 @@ def clients_process(url: str, cookie: str, n: int, out: str, ready: Any, stop: A
 async def run(args: argparse.Namespace) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="mjref-dashload-"))
     cluster = None
+    dash: subprocess.Popen[bytes] | None = None
     try:
         broker = LocalBroker().start()
     except BrokerUnavailable as exc:
@@ -143,6 +145,7 @@ async def run(args: argparse.Namespace) -> int:
         )
         port = free_port()
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        dash_log = tmp / "dashboard.log"  # a file: a pipe nobody reads fills and stalls it
         dash = subprocess.Popen(
             [
                 sys.executable,
@@ -160,7 +163,7 @@ async def run(args: argparse.Namespace) -> int:
             ],
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=dash_log.open("wb"),
         )
         base = f"http://127.0.0.1:{port}"
         async with httpx.AsyncClient(base_url=base) as http:
@@ -173,16 +176,16 @@ async def run(args: argparse.Namespace) -> int:
             else:
                 print(
                     "bench: the dashboard did not start:",
-                    (dash.stderr.read() if dash.stderr else b"").decode()[-500:],
+                    dash_log.read_text(errors="replace")[-500:],
                 )
                 return 1
             await http.get("/login")
-            r = await http.post(
+            resp = await http.post(
                 "/api/session",
                 json={"name": "bench", "password": PASSWORD},
                 headers={"X-CSRF-Token": http.cookies["mjref_login_csrf"]},
             )
-            r.raise_for_status()
+            resp.raise_for_status()
             cookie = f"mjref_session={http.cookies['mjref_session']}"
             print(
                 f"dashboard pid {dash.pid} on {args.db}; {args.rigs} rigs × {args.rate} "
@@ -266,6 +269,8 @@ async def run(args: argparse.Namespace) -> int:
             expected = {(r.table_id, e.seq) for r in rigs for e in r.log}
             have = set(map(tuple, keys))
             lost = len(expected - have)
+            short = sorted({t for t, _ in expected - have})
+            links = [f"{b.connects}{'' if b.connected.is_set() else ' (down)'}" for b in buses]
             dup = len(keys) - len(have)
             sent_at = {(r.table_id, seq): t for r in rigs for seq, t in r.sent.items()}
             per_client: dict[tuple[str, int], int] = {}
@@ -288,6 +293,11 @@ async def run(args: argparse.Namespace) -> int:
             f"events logged by rigs {sent}, stored {len(have)}, lost {lost}, "
             f"duplicated {dup}" + (" (broker restarted mid-load)" if restarted else "")
         )
+        print(f"rig MQTT connections, connects each: {', '.join(links)}")
+        if short:
+            print(
+                f"tables missing events: {', '.join(short[:20])}{' …' if len(short) > 20 else ''}"
+            )
         print(
             f"alerts pushed: {len(per_client)} distinct, {len(got)} deliveries to "
             f"{args.clients} clients"
@@ -310,13 +320,21 @@ async def run(args: argparse.Namespace) -> int:
                 f"mean {statistics.fmean(lat):.1f} ms; goal p95 ≤ 250 ms: "
                 f"{'met' if p(0.95) <= 250 else 'NOT met'}"
             )
-        dash.terminate()
-        dash.wait(10)
+        if dash.poll() is not None:
+            print(f"the dashboard exited ({dash.returncode}); its log:")
+            print(dash_log.read_text(errors="replace")[-2000:])
         return 0 if lost == 0 and dup == 0 else 1
     finally:
+        if dash is not None and dash.poll() is None:
+            dash.terminate()
+            try:
+                dash.wait(15)
+            except subprocess.TimeoutExpired:
+                dash.kill()
         broker.close()
         if cluster is not None:
             cluster.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main() -> int:

@@ -39,7 +39,7 @@ class _Cursor:
     next: int = 0
     held: dict[int, dict[str, Any]] = field(default_factory=dict)
     known_last: int = -1  # from the retained state: what the rig says it has
-    asked: tuple[int, float] | None = None  # (seq, when) of the last resend request
+    asked: tuple[int, float, int] | None = None  # (seq, when, how often) of the last request
 
     @property
     def gap(self) -> bool:
@@ -53,8 +53,9 @@ def stream_of(envelope: dict[str, Any]) -> Stream:
 class Feed:
     """The consumer side of a venue's bus: exactly once, in order, gaps asked for again."""
 
-    def __init__(self, *, retry_after: float = 1.0) -> None:
+    def __init__(self, *, retry_after: float = 1.0, retry_max: float = 8.0) -> None:
         self.retry_after = retry_after
+        self.retry_max = retry_max
         self.cursors: dict[Key, _Cursor] = {}
         self._gapped: set[Key] = set()  # the cursors that may have a hole: all ``due`` looks at
         self.duplicates = 0
@@ -120,7 +121,9 @@ class Feed:
                 self._mark(key, cur)
 
     def due(self, now: float) -> list[Resend]:
-        """A resend per stream with a hole, unless the same one was asked for just now."""
+        """A resend per stream with a hole, unless the same one was asked for just now: again
+        after ``retry_after``, then twice as long each time up to ``retry_max`` (a rig busy
+        resending a long tail is not asked for it over and over)."""
         out: list[Resend] = []
         for key in sorted(self._gapped):
             table, session, stream = key
@@ -129,10 +132,13 @@ class Feed:
                 cur.asked = None
                 self._gapped.discard(key)
                 continue
-            asked = cur.asked
-            if asked is not None and asked[0] == cur.next and now - asked[1] < self.retry_after:
-                continue
-            cur.asked = (cur.next, now)
+            asked, tries = cur.asked, 1
+            if asked is not None and asked[0] == cur.next:
+                wait = min(self.retry_after * 2 ** (asked[2] - 1), self.retry_max)
+                if now - asked[1] < wait:
+                    continue
+                tries = asked[2] + 1
+            cur.asked = (cur.next, now, tries)
             self.resends += 1
             out.append(Resend(table, session, stream, cur.next))
         return out
@@ -151,7 +157,7 @@ async def follow(
     tick: float = 0.25,
 ) -> AsyncIterator[dict[str, Any]]:
     """Every envelope of ``table`` (or all tables) exactly once, in order; gaps are asked for
-    with ``cmd/resend_from`` as they are seen (and again every ``retry_after`` until filled)."""
+    with ``cmd/resend_from`` as they are seen (and again, backing off, until filled)."""
     feed = feed or Feed()
     sub = await bus.subscribe(
         topic_filter(bus.venue, table, "events"),

@@ -123,9 +123,11 @@ def test_feed_delivers_once_in_order_and_asks_for_a_hole() -> None:
     assert out == [] and resend == [Resend("T1", "S1", "log", 1)]
     assert feed.take(msg("events", env(4)), now=0.3) == ([], [])  # asked already, not again yet
     assert feed.due(now=1.3) == [Resend("T1", "S1", "log", 1)]  # no answer: asked again
-    out, _ = feed.take(msg("events", env(1)), now=1.4)
+    assert feed.due(now=2.5) == []  # and then after twice as long (a rig busy resending)
+    assert feed.due(now=3.4) == [Resend("T1", "S1", "log", 1)]
+    out, _ = feed.take(msg("events", env(1)), now=3.5)
     assert [e["seq"] for e in out] == [1]
-    out, resend = feed.take(msg("events", env(2)), now=1.5)
+    out, resend = feed.take(msg("events", env(2)), now=3.6)
     assert [e["seq"] for e in out] == [2, 3, 4] and resend == [] and feed.complete()
 
 
