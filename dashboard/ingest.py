@@ -64,6 +64,7 @@ class Ingest:
         self._wake = asyncio.Event()
         self.refused = 0
         self.retry_write = 1.0
+        self.gather = 0.05  # the writer waits this long for a batch to form (not the push)
 
     # ---- restart ------------------------------------------------------------------------------
 
@@ -207,6 +208,7 @@ class Ingest:
         """Store what was applied, oldest first; a failed batch is written again."""
         while True:
             await self._wake.wait()
+            await asyncio.sleep(self.gather)
             self._wake.clear()
             while self._unstored:
                 batch, self._unstored = self._unstored[:BATCH], self._unstored[BATCH:]

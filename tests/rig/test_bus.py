@@ -162,3 +162,16 @@ def test_a_feed_seeks_to_where_a_consumer_stands() -> None:
     feed.seek("T1", "S1", 7)  # 5 and 6 came from elsewhere: what was held goes on
     assert [e["seq"] for e in feed.take(msg("events", env(8)), now=0.2)[0]] == [7, 8]
     assert feed.complete() and feed.position("T1", "S1") == 9
+
+
+def test_a_resend_coming_in_is_not_asked_for_again() -> None:
+    """Each answer that moves the stream on restarts the wait: a rig resending a long tail is
+    not asked for the rest of it while it is still sending."""
+    feed = Feed(retry_after=1.0)
+    feed.take(msg("events", env(0)), now=0.0)
+    assert feed.take(msg("events", env(9)), now=0.1)[1] == [Resend("T1", "S1", "log", 1)]
+    for i, seq in enumerate(range(1, 6)):  # the resend streams in
+        out, resend = feed.take(msg("events", env(seq)), now=0.5 + i * 0.5)
+        assert [e["seq"] for e in out] == [seq] and resend == []
+    assert feed.due(now=3.2) == []  # the last answer came at 2.5
+    assert feed.due(now=3.6) == [Resend("T1", "S1", "log", 6)]  # it stopped: asked again
