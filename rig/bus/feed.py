@@ -105,8 +105,8 @@ class Feed:
             while cur.next in cur.held:
                 out.append(cur.held.pop(cur.next))
                 cur.next += 1
-            if out and cur.asked is not None:  # a resend is coming in: not asked again yet
-                cur.asked = (cur.next, now, 1)
+        if out and cur.asked is not None:  # a resend is coming in: not asked again yet
+            cur.asked = (cur.next, now, 1)
         self._mark(key, cur)
         return out, self.due(now) if self._gapped else []
 

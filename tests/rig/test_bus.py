@@ -175,3 +175,15 @@ def test_a_resend_coming_in_is_not_asked_for_again() -> None:
         assert [e["seq"] for e in out] == [seq] and resend == []
     assert feed.due(now=3.2) == []  # the last answer came at 2.5
     assert feed.due(now=3.6) == [Resend("T1", "S1", "log", 6)]  # it stopped: asked again
+
+
+def test_a_tail_resend_coming_in_is_not_asked_for_again() -> None:
+    """The same for a tail the retained state revealed (nothing held past it)."""
+    feed = Feed(retry_after=1.0)
+    feed.take(msg("events", env(0)), now=0.0)
+    _, resend = feed.take(msg("state", {"session_id": "S1", "last_seq": 6}), now=0.1)
+    assert resend == [Resend("T1", "S1", "log", 1)]
+    for i, seq in enumerate(range(1, 4)):
+        assert feed.take(msg("events", env(seq)), now=0.6 + i * 0.6)[1] == []
+    assert feed.due(now=2.7) == []  # the last answer came at 1.8
+    assert feed.due(now=3.0) == [Resend("T1", "S1", "log", 4)]
