@@ -3,6 +3,7 @@ with WebSocket clients; latency from a rig publishing an event to every client r
 alert it raised.
 
     python bench/dashboard_load.py [--rigs 100] [--rate 5] [--clients 20] [--seconds 30]
+                                   [--connections N] [--settle S]
                                    [--db sqlite|postgresql] [--restart-broker]
 
 Needs mosquitto and (for --db postgresql, the default) PostgreSQL; the broker and the
@@ -19,6 +20,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -68,6 +70,18 @@ def peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
+def within(metrics: str, name: str, share: float) -> str:
+    """The smallest bucket bound of a Prometheus histogram that holds ``share`` of it."""
+    buckets = []
+    for line in metrics.splitlines():
+        if line.startswith(name + "{"):
+            le = line.split('le="', 1)[1].split('"', 1)[0]
+            buckets.append((float(le), float(line.rsplit(" ", 1)[1])))
+    total = buckets[-1][1] if buckets else 0.0
+    bound = next((le for le, n in buckets if total and n >= share * total), None)
+    return "?" if bound is None else f"{bound * 1000:.0f} ms"
+
+
 async def client(url: str, cookie: str, got: list[tuple[str, int, float]]) -> None:
     async with websockets.connect(url, additional_headers={"Cookie": cookie}, max_size=2**22) as ws:
         got.append(("", -1, 0.0))  # connected
@@ -101,6 +115,7 @@ def clients_process(url: str, cookie: str, n: int, out: str, ready: Any, stop: A
 async def run(args: argparse.Namespace) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="mjref-dashload-"))
     cluster = None
+    dash: subprocess.Popen[bytes] | None = None
     try:
         broker = LocalBroker().start()
     except BrokerUnavailable as exc:
@@ -131,6 +146,7 @@ async def run(args: argparse.Namespace) -> int:
         )
         port = free_port()
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        dash_log = tmp / "dashboard.log"  # a file: a pipe nobody reads fills and stalls it
         dash = subprocess.Popen(
             [
                 sys.executable,
@@ -148,7 +164,7 @@ async def run(args: argparse.Namespace) -> int:
             ],
             env=env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=dash_log.open("wb"),
         )
         base = f"http://127.0.0.1:{port}"
         async with httpx.AsyncClient(base_url=base) as http:
@@ -161,16 +177,16 @@ async def run(args: argparse.Namespace) -> int:
             else:
                 print(
                     "bench: the dashboard did not start:",
-                    (dash.stderr.read() if dash.stderr else b"").decode()[-500:],
+                    dash_log.read_text(errors="replace")[-500:],
                 )
                 return 1
             await http.get("/login")
-            r = await http.post(
+            resp = await http.post(
                 "/api/session",
                 json={"name": "bench", "password": PASSWORD},
                 headers={"X-CSRF-Token": http.cookies["mjref_login_csrf"]},
             )
-            r.raise_for_status()
+            resp.raise_for_status()
             cookie = f"mjref_session={http.cookies['mjref_session']}"
             print(
                 f"dashboard pid {dash.pid} on {args.db}; {args.rigs} rigs × {args.rate} "
@@ -232,22 +248,22 @@ async def run(args: argparse.Namespace) -> int:
             sent = sum(len(r.log) for r in rigs)
             engine = make_engine(db)
             factory = session_factory(engine)
-            deadline = time.monotonic() + 60
-            stored = 0
-            while time.monotonic() < deadline:
+            settle0 = time.monotonic()
+            stored, told = 0, settle0
+            while time.monotonic() < settle0 + args.settle:
                 for r in rigs:
                     await r.publish_state()  # the tail gap, if any, is seen and asked for
                 with factory() as s:
                     stored = int(s.scalar(select(func.count()).select_from(StoredEvent)) or 0)
                 if stored >= sent:
                     break
-                await asyncio.sleep(0.5)
+                if time.monotonic() - told >= 10:
+                    told = time.monotonic()
+                    say(f"settling: {stored} of {sent} stored after {told - settle0:.0f} s")
+                await asyncio.sleep(2.0)
             wall = time.perf_counter() - t0
             cpu = cpu_seconds(dash.pid) - cpu0
             await asyncio.sleep(1.0)  # the last pushes
-            stop.set()
-            await asyncio.to_thread(browsers.join, 30)
-            got = [tuple(g) for g in json.loads(received.read_text())]
             stop.set()
             await asyncio.to_thread(browsers.join, 30)
             got = [tuple(g) for g in json.loads(received.read_text())]
@@ -257,6 +273,8 @@ async def run(args: argparse.Namespace) -> int:
             expected = {(r.table_id, e.seq) for r in rigs for e in r.log}
             have = set(map(tuple, keys))
             lost = len(expected - have)
+            short = sorted({t for t, _ in expected - have})
+            links = [f"{b.connects}{'' if b.connected.is_set() else ' (down)'}" for b in buses]
             dup = len(keys) - len(have)
             sent_at = {(r.table_id, seq): t for r in rigs for seq, t in r.sent.items()}
             per_client: dict[tuple[str, int], int] = {}
@@ -265,6 +283,9 @@ async def run(args: argparse.Namespace) -> int:
                 per_client[(table, seq)] = per_client.get((table, seq), 0) + 1
                 if (table, seq) in sent_at:
                     lat.append((t - sent_at[(table, seq)]) * 1000)
+            inside = within(
+                (await http.get("/metrics")).text, "mjref_dash_ingest_seconds_bucket", 0.95
+            )
             for r in rigs:
                 with contextlib.suppress(Exception):
                     await r.stop()
@@ -276,6 +297,11 @@ async def run(args: argparse.Namespace) -> int:
             f"events logged by rigs {sent}, stored {len(have)}, lost {lost}, "
             f"duplicated {dup}" + (" (broker restarted mid-load)" if restarted else "")
         )
+        print(f"rig MQTT connections, connects each: {', '.join(links)}")
+        if short:
+            print(
+                f"tables missing events: {', '.join(short[:20])}{' …' if len(short) > 20 else ''}"
+            )
         print(
             f"alerts pushed: {len(per_client)} distinct, {len(got)} deliveries to "
             f"{args.clients} clients"
@@ -286,20 +312,33 @@ async def run(args: argparse.Namespace) -> int:
         )
         print(
             f"dashboard CPU {cpu:.1f} s over {wall:.1f} s ({100 * cpu / wall:.0f} % of one "
-            f"core), peak RSS {peak_rss_mb(dash.pid):.0f} MB"
+            f"core, {1000 * cpu / max(sent, 1):.2f} ms an event), peak RSS "
+            f"{peak_rss_mb(dash.pid):.0f} MB"
+        )
+        print(
+            f"inside the dashboard (bus message received → pushed): 95 % within {inside}"
+            " (its histogram's bucket)"
         )
         if lat:
             print(
                 f"mean {statistics.fmean(lat):.1f} ms; goal p95 ≤ 250 ms: "
                 f"{'met' if p(0.95) <= 250 else 'NOT met'}"
             )
-        dash.terminate()
-        dash.wait(10)
+        if dash.poll() is not None:
+            print(f"the dashboard exited ({dash.returncode}); its log:")
+            print(dash_log.read_text(errors="replace")[-2000:])
         return 0 if lost == 0 and dup == 0 else 1
     finally:
+        if dash is not None and dash.poll() is None:
+            dash.terminate()
+            try:
+                dash.wait(15)
+            except subprocess.TimeoutExpired:
+                dash.kill()
         broker.close()
         if cluster is not None:
             cluster.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main() -> int:
@@ -314,6 +353,12 @@ def main() -> int:
         default=100,
         help="MQTT connections the simulated rigs share (a venue has one per rig; fewer keep "
         "the bench's own process from being the bottleneck on a small machine)",
+    )
+    ap.add_argument(
+        "--settle",
+        type=float,
+        default=120.0,
+        help="seconds to wait after the load for gaps to be filled before counting",
     )
     ap.add_argument("--db", choices=("postgresql", "sqlite"), default="postgresql")
     ap.add_argument(

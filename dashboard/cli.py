@@ -125,7 +125,15 @@ def dashboard_main(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     except SQLAlchemyError as exc:
         return _fail(f"cannot open the database: {str(exc).splitlines()[0]}")
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    # No per-message deflate: the pushes are small JSON, and compressing each for every
+    # connected client cost more of the dashboard's CPU than the whole alert (bench/README.md).
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level="info",
+        ws_per_message_deflate=False,
+    )
     return 0
 
 

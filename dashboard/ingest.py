@@ -1,4 +1,9 @@
-"""Bus → database → live state → clients. One task, so events are stored and applied in order.
+"""Bus → live state → clients, and → database. One task applies events in order and pushes
+their alerts at once; a writer task stores them behind it, in order, in batches of whatever
+arrived while it wrote (so a busy venue costs fewer, larger transactions, and the push does
+not wait on the database). The rigs' logs are the record: an event applied but not yet stored
+when the dashboard dies is asked for again after the restart (the retained state shows the
+tail gap), and a failed write is retried, never dropped.
 
 Idempotent on ``(table_id, session_id, seq)``: :class:`rig.bus.feed.Feed` lets each log event
 through once, in seq order, and asks ``cmd/resend_from`` for holes; the insert skips a key
@@ -27,7 +32,7 @@ from dashboard.live import AlertItem, LiveState, LiveTable, Presence
 from dashboard.metrics import DashMetrics
 from referee.events import Event
 from rig.bus import Bus, BusError, BusMessage, topic, topic_filter
-from rig.bus.feed import Feed, _Cursor
+from rig.bus.feed import Feed
 
 log = logging.getLogger(__name__)
 BATCH = 500
@@ -53,7 +58,13 @@ class Ingest:
         self.queue: asyncio.Queue[tuple[BusMessage, float]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._pump: asyncio.Task[None] | None = None
+        self._writer: asyncio.Task[None] | None = None
+        self._unstored: list[Event] = []  # applied, waiting for the writer (in order)
+        self._writing = 0  # the writer's batch in flight
+        self._wake = asyncio.Event()
         self.refused = 0
+        self.retry_write = 1.0
+        self.gather = 0.05  # the writer waits this long for a batch to form (not the push)
 
     # ---- restart ------------------------------------------------------------------------------
 
@@ -67,7 +78,7 @@ class Ingest:
             self.live.apply(ev)
             count += 1
         for (tid, sid), table in self.live.sessions.items():
-            self.feed.cursors[(tid, sid, "log")] = _Cursor(next=table.last_seq + 1)
+            self.feed.seek(tid, sid, table.last_seq + 1)
         for p in store.presences(self.factory):
             self.live.presence[p.table_id] = Presence(
                 p.table_id, p.state, p.changed, json.loads(p.body)
@@ -92,13 +103,30 @@ class Ingest:
 
         self._pump = asyncio.create_task(pump(), name="ingest pump")
         self._task = asyncio.create_task(self._run(), name="ingest")
+        self._writer = asyncio.create_task(self._write(), name="ingest writer")
 
     async def stop(self) -> None:
+        """Stop taking messages; what was applied is stored before the writer stops."""
         for task in (self._pump, self._task):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        if self._writer is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._drained(), 10)
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+
+    @property
+    def backlog(self) -> int:
+        """Events applied to the live state and not yet stored."""
+        return len(self._unstored) + self._writing
+
+    async def _drained(self) -> None:
+        while self.backlog:
+            await asyncio.sleep(0.01)
 
     def submit(self, table_id: str, envelopes: list[dict[str, Any]]) -> None:
         """Envelopes posted over HTTP by a rig (its token checked): the same path as the bus."""
@@ -120,7 +148,7 @@ class Ingest:
                 batch.append(self.queue.get_nowait())
             try:
                 await self._handle(batch)
-            except Exception:  # the database away: the batch is lost here, resent by gaps
+            except Exception:  # a presence or rig alert not stored: logged, the next goes on
                 log.exception("ingest batch failed")
 
     async def _handle(self, batch: list[tuple[BusMessage, float]]) -> None:
@@ -166,17 +194,37 @@ class Ingest:
                 await self._rig_alert(
                     BusMessage(t, self.bus.venue, table_id, "alerts", None, alert), now
                 )
-        if events:
-            stored = await asyncio.to_thread(
-                store.insert_events, self.factory, [e for e, _ in events], now
-            )
-            self.metrics.ingested.inc(stored)
         for ev, t_in in events:
             table, items = self.live.apply(ev)
             self._push(table, items)
             self.hub.changed(ev.table_id)
             self.metrics.ingest_seconds.observe(time.perf_counter() - t_in)
+        if events:
+            self._unstored += [e for e, _ in events]
+            self._wake.set()
         await self._resend(resends)
+
+    async def _write(self) -> None:
+        """Store what was applied, oldest first; a failed batch is written again."""
+        while True:
+            await self._wake.wait()
+            await asyncio.sleep(self.gather)
+            self._wake.clear()
+            while self._unstored:
+                batch, self._unstored = self._unstored[:BATCH], self._unstored[BATCH:]
+                self._writing = len(batch)
+                try:
+                    stored = await asyncio.to_thread(
+                        store.insert_events, self.factory, batch, self.clock()
+                    )
+                except Exception:  # the database away: kept, and tried again
+                    log.exception("storing %d events failed; trying again", len(batch))
+                    self._unstored[:0] = batch
+                    await asyncio.sleep(self.retry_write)
+                    continue
+                finally:
+                    self._writing = 0
+                self.metrics.ingested.inc(stored)
 
     def _push(self, table: LiveTable, items: list[AlertItem]) -> None:
         for item in items:

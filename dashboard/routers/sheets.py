@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from dashboard.auth import EVERYONE
+from dashboard.auth import DECIDE, EVERYONE
+from dashboard.commands import send
 from dashboard.deps import Actor, need
 from dashboard.live import LiveState
 from dashboard.services import services
@@ -76,3 +77,72 @@ def get_sheet(
 ) -> SheetResponse:
     card = find_card(services(request).live, table_id, session_id, half)
     return SheetResponse(**card.to_json())
+
+
+class CorrectionRequest(BaseModel):
+    """A referee's correction to one player's amount for a hand of this card (WMC-8.1)."""
+
+    number: int = Field(ge=1, le=8, description="the hand's number on this card, 1-8")
+    player: str = Field(min_length=1, max_length=64)
+    points: int = Field(ge=-10_000, le=10_000, description="added to the player's amount")
+    reason: str = Field(max_length=500)
+
+
+class CorrectionResponse(BaseModel):
+    sent: dict[str, Any]
+
+
+@router.post(
+    "/{table_id}/{session_id}/{half}/corrections",
+    response_model=CorrectionResponse,
+    responses={
+        404: {"description": "no such card or hand"},
+        409: {"description": "the table has moved on to another session"},
+    },
+)
+async def correct(
+    table_id: str,
+    session_id: str,
+    half: int,
+    body: CorrectionRequest,
+    request: Request,
+    actor: Actor = Depends(need(DECIDE)),
+) -> CorrectionResponse:
+    """A ``score_corrected`` event sent to the table, signed by the referee: the card shows it
+    once the table has logged it (like a penalty decision, never an edit)."""
+    svc = services(request)
+    card = find_card(svc.live, table_id, session_id, half)
+    row = next((r for r in card.rows if r.number == body.number), None)
+    if row is None:
+        raise HTTPException(404, f"hand {body.number} is not on this card yet")
+    if body.player not in row.payments:
+        players = ", ".join(row.payments)
+        raise HTTPException(
+            422, f"{body.player!r} did not play hand {body.number}; one of {players}"
+        )
+    if body.points == 0:
+        raise HTTPException(422, "a correction of 0 points changes nothing")
+    reason = body.reason.strip()
+    if not reason:
+        raise HTTPException(422, "a correction needs a reason (WMC-8.1)")
+    now = svc.live.tables[table_id].session_id  # the session the table logs into
+    if now != session_id:
+        raise HTTPException(409, f"table {table_id} is in session {now} now, not {session_id}")
+    payload = {
+        "hand": row.hand,
+        "player": body.player,
+        "points": body.points,
+        "reason": reason,
+        "referee": actor.name,
+    }
+    command = await send(
+        svc,
+        actor,
+        table_id,
+        "score_corrected",
+        payload,
+        action="score_correction",
+        target=f"{session_id}/{half}/{body.number}/{body.player}",
+        reason=reason,
+    )
+    return CorrectionResponse(sent=command)

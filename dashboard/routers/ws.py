@@ -32,17 +32,15 @@ async def live(socket: WebSocket) -> None:
             while True:
                 await socket.receive_text()
 
-    reader = asyncio.create_task(drain_client())
+    async def push() -> None:
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError):  # the client went away
+            while True:
+                await socket.send_text(await queue.get())
+
+    tasks = {asyncio.create_task(drain_client()), asyncio.create_task(push())}
     try:
-        while not reader.done():
-            getter = asyncio.ensure_future(queue.get())
-            done, _ = await asyncio.wait({getter, reader}, return_when=asyncio.FIRST_COMPLETED)
-            if getter in done:
-                await socket.send_text(getter.result())
-            else:
-                getter.cancel()
-    except (WebSocketDisconnect, RuntimeError):
-        pass
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        reader.cancel()
+        for task in tasks:
+            task.cancel()
         svc.hub.disconnect(queue)

@@ -121,5 +121,19 @@
       }
     } catch (e) { toast(e.message, true); }
   });
+  document.addEventListener("submit", async (ev) => {
+    const form = ev.target.closest("form[data-correct]");
+    if (!form) return;
+    ev.preventDefault();
+    const f = new FormData(form);
+    try {
+      await api("POST", form.dataset.correct, {
+        number: parseInt(f.get("number"), 10), player: f.get("player"),
+        points: parseInt(f.get("points"), 10), reason: f.get("reason"),
+      });
+      form.reset();
+      toast(document.body.dataset.lang === "zh" ? "已发送至牌桌" : "Sent to the table");
+    } catch (e) { toast(e.message, true); }
+  });
   if (view) connect();
 })();

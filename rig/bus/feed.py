@@ -39,7 +39,11 @@ class _Cursor:
     next: int = 0
     held: dict[int, dict[str, Any]] = field(default_factory=dict)
     known_last: int = -1  # from the retained state: what the rig says it has
-    asked: tuple[int, float] | None = None  # (seq, when) of the last resend request
+    asked: tuple[int, float, int] | None = None  # (seq, when, how often) of the last request
+
+    @property
+    def gap(self) -> bool:
+        return bool(self.held) or self.next <= self.known_last
 
 
 def stream_of(envelope: dict[str, Any]) -> Stream:
@@ -49,11 +53,32 @@ def stream_of(envelope: dict[str, Any]) -> Stream:
 class Feed:
     """The consumer side of a venue's bus: exactly once, in order, gaps asked for again."""
 
-    def __init__(self, *, retry_after: float = 1.0) -> None:
+    def __init__(self, *, retry_after: float = 1.0, retry_max: float = 8.0) -> None:
         self.retry_after = retry_after
+        self.retry_max = retry_max
         self.cursors: dict[Key, _Cursor] = {}
+        self._gapped: set[Key] = set()  # the cursors that may have a hole: all ``due`` looks at
         self.duplicates = 0
         self.resends = 0
+
+    def position(self, table: str, session: str, stream: Stream = "log") -> int:
+        """The next seq this feed lets through for the stream (0 for one never seen)."""
+        cur = self.cursors.get((table, session, stream))
+        return 0 if cur is None else cur.next
+
+    def seek(self, table: str, session: str, next_seq: int, stream: Stream = "log") -> None:
+        """Continue the stream at ``next_seq``: everything before it is taken as delivered (a
+        consumer restarting from what it stored). What was held past a new hole is kept."""
+        key: Key = (table, session, stream)
+        cur = self.cursors.setdefault(key, _Cursor())
+        cur.next = next_seq
+        cur.held = {s: e for s, e in cur.held.items() if s >= next_seq}
+        cur.asked = None
+        self._mark(key, cur)
+
+    def _mark(self, key: Key, cur: _Cursor) -> None:
+        if cur.gap:
+            self._gapped.add(key)
 
     def take(self, message: BusMessage, now: float) -> tuple[list[dict[str, Any]], list[Resend]]:
         """The envelopes this message lets through (in order) and the resends now due."""
@@ -71,12 +96,19 @@ class Feed:
         if seq < cur.next or seq in cur.held:
             self.duplicates += 1
             return [], self.due(now)
-        cur.held[seq] = env
         out: list[dict[str, Any]] = []
-        while cur.next in cur.held:
-            out.append(cur.held.pop(cur.next))
+        if seq == cur.next and not cur.held:  # the usual case: next in line, nothing held
             cur.next += 1
-        return out, self.due(now)
+            out.append(env)
+        else:
+            cur.held[seq] = env
+            while cur.next in cur.held:
+                out.append(cur.held.pop(cur.next))
+                cur.next += 1
+        if out and cur.asked is not None:  # a resend is coming in: not asked again yet
+            cur.asked = (cur.next, now, 1)
+        self._mark(key, cur)
+        return out, self.due(now) if self._gapped else []
 
     def _state(self, message: BusMessage) -> None:
         st, session = message.payload, message.payload.get("session_id")
@@ -85,28 +117,37 @@ class Feed:
         for stream, last in (("log", st.get("last_seq")), ("engine", st.get("out_seq"))):
             if isinstance(last, int):
                 top = last if stream == "log" else last - 1
-                cur = self.cursors.setdefault((message.table, session, stream), _Cursor())  # type: ignore[arg-type]
+                key: Key = (message.table, session, stream)  # type: ignore[assignment]
+                cur = self.cursors.setdefault(key, _Cursor())
                 cur.known_last = max(cur.known_last, top)
+                self._mark(key, cur)
 
     def due(self, now: float) -> list[Resend]:
-        """A resend per stream with a hole, unless the same one was asked for just now."""
+        """A resend per stream with a hole, unless the same one was asked for just now: again
+        after ``retry_after``, then twice as long each time up to ``retry_max`` (a rig busy
+        resending a long tail is not asked for it over and over)."""
         out: list[Resend] = []
-        for (table, session, stream), cur in self.cursors.items():
-            gap = bool(cur.held) or cur.next <= cur.known_last
-            if not gap:
+        for key in sorted(self._gapped):
+            table, session, stream = key
+            cur = self.cursors[key]
+            if not cur.gap:
                 cur.asked = None
+                self._gapped.discard(key)
                 continue
-            asked = cur.asked
-            if asked is not None and asked[0] == cur.next and now - asked[1] < self.retry_after:
-                continue
-            cur.asked = (cur.next, now)
+            asked, tries = cur.asked, 1
+            if asked is not None and asked[0] == cur.next:
+                wait = min(self.retry_after * 2 ** (asked[2] - 1), self.retry_max)
+                if now - asked[1] < wait:
+                    continue
+                tries = asked[2] + 1
+            cur.asked = (cur.next, now, tries)
             self.resends += 1
             out.append(Resend(table, session, stream, cur.next))
         return out
 
     def complete(self) -> bool:
         """No hole anywhere and nothing the rigs' states announce is missing."""
-        return all(not c.held and c.next > c.known_last for c in self.cursors.values())
+        return not any(self.cursors[k].gap for k in self._gapped)
 
 
 async def follow(
@@ -118,7 +159,7 @@ async def follow(
     tick: float = 0.25,
 ) -> AsyncIterator[dict[str, Any]]:
     """Every envelope of ``table`` (or all tables) exactly once, in order; gaps are asked for
-    with ``cmd/resend_from`` as they are seen (and again every ``retry_after`` until filled)."""
+    with ``cmd/resend_from`` as they are seen (and again, backing off, until filled)."""
     feed = feed or Feed()
     sub = await bus.subscribe(
         topic_filter(bus.venue, table, "events"),

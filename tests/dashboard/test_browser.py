@@ -1,6 +1,7 @@
 """The dashboard in a real headless Chromium (Playwright + Debian's chromium): log in, an alert
 arrives live from a simulated table, its evidence opens, a confirmed penalty changes the score
-sheet and the standings, a dismissal with a reason is in the audit, a viewer cannot act.
+sheet and the standings, a dismissal with a reason is in the audit, a viewer cannot act; a
+referee corrects a score on the sheet.
 ``MJREF_SCREENSHOTS=DIR`` also saves a screenshot of each main view there (docs/)."""
 
 from __future__ import annotations
@@ -113,3 +114,26 @@ def test_referee_flow_in_a_real_browser(browser: Any, tmp_path: Path) -> None:  
             headers={"X-CSRF-Token": csrf},
         )
         assert refused.status == 403 and "viewer may not" in refused.text()
+
+
+def test_a_referee_corrects_a_score_in_the_browser(browser: Any, tmp_path: Path) -> None:
+    with LiveServer(prepare(None, tmp_path / "data")) as srv:
+        rig = srv.rig("T1", game("T1", "S1", seed=3, hands=2))
+        srv.call(rig.play, 10_000)
+        srv.wait(lambda: srv.seq("T1") == len(rig.log) - 1)
+        page = login(browser, srv.url, "referee")
+        page.goto(f"{srv.url}/sheets/T1/S1/1")
+        page.wait_for_selector("#live.up")
+        before = page.request.get(f"{srv.url}/api/sheets/T1/S1/1").json()
+        player = before["players"][1]
+        form = page.locator("form[data-correct]")
+        form.locator('select[name="number"]').select_option("2")
+        form.locator('select[name="player"]').select_option(player)
+        form.locator('input[name="points"]').fill("-6")
+        form.locator('input[name="reason"]').fill("paid the wrong seat")
+        form.locator('button[type="submit"]').click()
+        line = page.locator("ul.corrections li")
+        line.wait_for(timeout=10_000)  # the table logged it; the page reloaded live
+        assert line.inner_text() == f"hand 2: {player} -6 — paid the wrong seat (referee referee)"
+        after = page.request.get(f"{srv.url}/api/sheets/T1/S1/1").json()
+        assert after["totals"][player] == before["totals"][player] - 6

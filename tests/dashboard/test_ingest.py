@@ -4,10 +4,15 @@ restart that rebuilds the same live state from the database."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from dashkit import Dash, prepare
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 
+from dashboard import store
+from dashboard.db import make_engine, session_factory
 from dashboard.db.models import StoredEvent
 from dashboard.simrig import game
 from referee.duties import replay
@@ -106,6 +111,25 @@ def test_restart_rebuilds_the_same_live_state(db_url: str | None, tmp_path: Path
         assert pending[0]["id"] in again.svc.live.tables["T5"].acked
 
 
+def test_the_store_counts_what_is_new_and_keeps_the_body(
+    db_url: str | None, tmp_path: Path
+) -> None:
+    """The insert is one fixed statement per dialect; what it reports feeds the metrics."""
+    settings = prepare(db_url, tmp_path / "data")
+    engine = make_engine(settings.db_url)
+    factory = session_factory(engine)
+    events = game("T9", "S1", seed=1, hands=1)[:40]
+    try:
+        assert store.insert_events(factory, events[:30], 1.0) == 30
+        assert store.insert_events(factory, events[20:], 2.0) == 10  # 20..29 are there already
+        assert store.insert_events(factory, [], 3.0) == 0
+        assert [e.model_dump_json() for e in store.stored_events(factory)] == [
+            e.model_dump_json() for e in events
+        ]
+    finally:
+        engine.dispose()
+
+
 def test_a_malformed_event_is_an_alert_not_a_silent_loss(dash: Dash) -> None:
     rig = dash.rig("T6", game("T6", "S1", seed=2, hands=1))
     dash.call(rig.play, 3)
@@ -147,3 +171,26 @@ def test_clock_controls_are_events_logged_by_the_table(dash: Dash) -> None:
     ]
     audit = [e["action"] for e in c.get("/api/audit").json()]
     assert audit[:4] == ["control_late", "control_extend", "control_resume", "control_pause"]
+
+
+def test_a_failed_write_is_tried_again_and_nothing_is_lost(
+    dash: Dash, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer runs behind the live state: the database refusing a batch delays it only."""
+    real, failures = store.insert_events, []
+
+    def refuse_twice(*args: Any) -> int:
+        if len(failures) < 2:
+            failures.append(1)
+            raise OperationalError("INSERT", {}, Exception("the database is away"))
+        return real(*args)
+
+    monkeypatch.setattr(store, "insert_events", refuse_twice)
+    dash.svc.ingest.retry_write = 0.05
+    rig = dash.rig("T7", game("T7", "S1", seed=6, hands=1))
+    dash.call(rig.play, 25)
+    dash.wait(lambda: dash.seq("T7") == 24)  # the live state did not wait for the database
+    assert len(failures) == 2
+    with dash.svc.factory() as db:
+        seqs = db.scalars(select(StoredEvent.seq).where(StoredEvent.table_id == "T7")).all()
+    assert sorted(seqs) == list(range(25))

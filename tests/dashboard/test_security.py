@@ -22,13 +22,24 @@ WRONG_ROLE = {
     "/api/decisions": "scorekeeper",
     "/api/decisions/acknowledge": "viewer",
     "/api/tables/{table_id}/controls": "viewer",
+    "/api/sheets/{table_id}/{session_id}/{half}/corrections": "scorekeeper",
 }
 BODIES: dict[str, dict[str, Any]] = {
     "/api/decisions": {"table_id": "T1", "item_id": "x", "verdict": "confirm"},
     "/api/decisions/acknowledge": {"items": [["T1", "x"]]},
     "/api/tables/{table_id}/controls": {"action": "pause"},
     "/api/session/lang": {"lang": "zh"},
+    "/api/sheets/{table_id}/{session_id}/{half}/corrections": {
+        "number": 1,
+        "player": "x",
+        "points": 1,
+        "reason": "x",
+    },
 }
+
+
+def url_of(path: str) -> str:
+    return path.replace("{table_id}", "T1").replace("{session_id}", "S1").replace("{half}", "1")
 
 
 def writes(dash: Dash) -> list[tuple[str, str]]:
@@ -48,7 +59,7 @@ def test_every_write_endpoint_is_listed(dash: Dash) -> None:
 def test_anonymous_and_missing_csrf_are_refused(dash: Dash) -> None:
     c, _ = dash.login("head_referee")
     for method, path in writes(dash):
-        url = path.replace("{table_id}", "T1")
+        url = url_of(path)
         body = BODIES.get(path)
         anon = dash.client.request(method, url, json=body)
         assert anon.status_code == 401, (method, path, anon.text)
@@ -61,9 +72,7 @@ def test_anonymous_and_missing_csrf_are_refused(dash: Dash) -> None:
 def test_wrong_role_is_refused(dash: Dash) -> None:
     for path, role in WRONG_ROLE.items():
         c, csrf = dash.login(role)
-        r = c.post(
-            path.replace("{table_id}", "T1"), json=BODIES[path], headers={"X-CSRF-Token": csrf}
-        )
+        r = c.post(url_of(path), json=BODIES[path], headers={"X-CSRF-Token": csrf})
         assert r.status_code == 403 and f"a {role} may not" in r.text, (path, r.text)
 
 

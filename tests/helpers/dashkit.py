@@ -83,9 +83,10 @@ class Dash:
         return rig
 
     def wait(self, ok: Callable[[], bool], timeout: float = 10.0) -> None:
-        """Wait on the app's ingest (real work on another thread) until ``ok()``."""
+        """Wait on the app's ingest (real work on another thread) until ``ok()`` and what it
+        applied is stored (the writer runs behind the live state)."""
         deadline = time.monotonic() + timeout
-        while not ok():
+        while not (ok() and self.svc.ingest.backlog == 0):
             if time.monotonic() > deadline:
                 raise AssertionError("timed out waiting for the dashboard")
             time.sleep(0.01)
@@ -161,7 +162,7 @@ class LiveServer:
 
     def wait(self, ok: Callable[[], bool], timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout
-        while not ok():
+        while not (ok() and self.svc.ingest.backlog == 0):
             if time.monotonic() > deadline:
                 raise AssertionError("timed out waiting for the dashboard")
             time.sleep(0.02)

@@ -123,9 +123,11 @@ def test_feed_delivers_once_in_order_and_asks_for_a_hole() -> None:
     assert out == [] and resend == [Resend("T1", "S1", "log", 1)]
     assert feed.take(msg("events", env(4)), now=0.3) == ([], [])  # asked already, not again yet
     assert feed.due(now=1.3) == [Resend("T1", "S1", "log", 1)]  # no answer: asked again
-    out, _ = feed.take(msg("events", env(1)), now=1.4)
+    assert feed.due(now=2.5) == []  # and then after twice as long (a rig busy resending)
+    assert feed.due(now=3.4) == [Resend("T1", "S1", "log", 1)]
+    out, _ = feed.take(msg("events", env(1)), now=3.5)
     assert [e["seq"] for e in out] == [1]
-    out, resend = feed.take(msg("events", env(2)), now=1.5)
+    out, resend = feed.take(msg("events", env(2)), now=3.6)
     assert [e["seq"] for e in out] == [2, 3, 4] and resend == [] and feed.complete()
 
 
@@ -145,3 +147,43 @@ def test_a_rig_alert_without_seq_passes_through() -> None:
     feed = Feed()
     alert = {"v": 1, "table_id": "T1", "source": "rig", "type": "alert", "payload": {}}
     assert feed.take(msg("alerts", alert), 0.0) == ([alert], [])
+
+
+def test_a_feed_seeks_to_where_a_consumer_stands() -> None:
+    """A consumer restarting from its store continues each stream after what it holds."""
+    feed = Feed()
+    assert feed.position("T1", "S1") == 0
+    feed.seek("T1", "S1", 5)
+    assert feed.position("T1", "S1") == 5 and feed.position("T1", "S1", "engine") == 0
+    out, resend = feed.take(msg("events", env(3)), now=0.0)  # stored already
+    assert out == [] and resend == [] and feed.duplicates == 1
+    out, resend = feed.take(msg("events", env(7)), now=0.1)  # 5 and 6 missing
+    assert out == [] and resend == [Resend("T1", "S1", "log", 5)]
+    feed.seek("T1", "S1", 7)  # 5 and 6 came from elsewhere: what was held goes on
+    assert [e["seq"] for e in feed.take(msg("events", env(8)), now=0.2)[0]] == [7, 8]
+    assert feed.complete() and feed.position("T1", "S1") == 9
+
+
+def test_a_resend_coming_in_is_not_asked_for_again() -> None:
+    """Each answer that moves the stream on restarts the wait: a rig resending a long tail is
+    not asked for the rest of it while it is still sending."""
+    feed = Feed(retry_after=1.0)
+    feed.take(msg("events", env(0)), now=0.0)
+    assert feed.take(msg("events", env(9)), now=0.1)[1] == [Resend("T1", "S1", "log", 1)]
+    for i, seq in enumerate(range(1, 6)):  # the resend streams in
+        out, resend = feed.take(msg("events", env(seq)), now=0.5 + i * 0.5)
+        assert [e["seq"] for e in out] == [seq] and resend == []
+    assert feed.due(now=3.2) == []  # the last answer came at 2.5
+    assert feed.due(now=3.6) == [Resend("T1", "S1", "log", 6)]  # it stopped: asked again
+
+
+def test_a_tail_resend_coming_in_is_not_asked_for_again() -> None:
+    """The same for a tail the retained state revealed (nothing held past it)."""
+    feed = Feed(retry_after=1.0)
+    feed.take(msg("events", env(0)), now=0.0)
+    _, resend = feed.take(msg("state", {"session_id": "S1", "last_seq": 6}), now=0.1)
+    assert resend == [Resend("T1", "S1", "log", 1)]
+    for i, seq in enumerate(range(1, 4)):
+        assert feed.take(msg("events", env(seq)), now=0.6 + i * 0.6)[1] == []
+    assert feed.due(now=2.7) == []  # the last answer came at 1.8
+    assert feed.due(now=3.0) == [Resend("T1", "S1", "log", 4)]
