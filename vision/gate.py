@@ -21,9 +21,10 @@ GATE_SCALE = 0.25  # px per mm of the gate's view
 MOTION = 0.06  # a pixel moved: its brightness (relative to the table's) changed this much
 CHANGED_PIXELS = 3  # a zone with at least this many changed gate pixels is changed
 EDGE_MM = 525.0  # a changed blob reaching past this (|x| or |y|) is an arm from a player's side
-START_CALM_S = 1.0  # the table at rest this long before the first reading …
-START_WAIT_S = 4.0  # … waited for at most this long
-ABSORB_S = 8.0  # still this long outside the zones: background, not an arm
+START_CALM_S = 0.6  # the table at rest this long before the first reading …
+START_WAIT_S = 6.0  # … waited for at most this long (then the background is the median view)
+ABSORB_S = 8.0  # still this long: background, not an arm (a hover lasts 3 s)
+NEAR_MM = 30.0  # a slot this close to an arm is not read: the arm's edge and shadow flicker
 ARM_PIXELS = 150  # an arm covers at least this much of the gate's view (~2,400 mm²)
 ZONES = ("river", "meld", "hand", "penalty", "wall")
 
@@ -44,17 +45,13 @@ class Gate:
     still: np.ndarray | None = None  # since when each gate pixel has not moved
     calm_since: float | None = None
     first_seen: float | None = None
-    outside: np.ndarray = field(default_factory=lambda: np.ones((0, 0), bool))
     occluder: np.ndarray | None = None
+    first_views: list[np.ndarray] = field(default_factory=list)  # until ready: the background
 
     def __post_init__(self) -> None:
-        side = round(2 * HALF * GATE_SCALE)
-        self.outside = np.ones((side, side), bool)
         for seat in SEATS:
             for zone in ZONES:
-                box = pixel_box(zone_box(seat, zone), GATE_SCALE)
-                self.zones[(seat, zone)] = ZoneGate(box)
-                self.outside[box[1] : box[3], box[0] : box[2]] = False
+                self.zones[(seat, zone)] = ZoneGate(pixel_box(zone_box(seat, zone), GATE_SCALE))
 
     def ready(self, view: np.ndarray, t: float) -> bool:
         """Whether the table has been at rest for ``START_CALM_S`` (checked until it has): the
@@ -65,23 +62,37 @@ class Gate:
             self.first_seen = t
         prev = self.previous if self.previous is not None else view
         self.previous = view
+        if len(self.first_views) < round(START_WAIT_S / 0.2) + 1 and (
+            t - self.first_seen >= 0.2 * len(self.first_views)
+        ):
+            self.first_views.append(view)  # 5 a second at most
         if (np.abs(view - prev) > MOTION).sum() >= ARM_PIXELS // 4 or self.calm_since is None:
             self.calm_since = t
-        if t - self.first_seen >= START_WAIT_S:  # a busy table: start anyway (the background
-            self.calm_since = t - START_CALM_S  # past the zones heals in ABSORB_S)
-        return t - self.calm_since >= START_CALM_S
+        if t - self.calm_since >= START_CALM_S:
+            self.whole = view.copy()  # at rest: the table as it is now
+        elif t - self.first_seen >= START_WAIT_S:
+            # a busy table: start anyway, with each pixel's median over the wait as the
+            # background (arms come and go; an arm in the background would hide as the table)
+            self.calm_since = t - START_CALM_S
+            self.whole = np.median(np.stack(self.first_views), axis=0).astype(np.float32)
+        else:
+            return False
+        self.first_views = []
+        return True
 
     def update(self, view: np.ndarray, t: float) -> list[tuple[str, str]]:
         """Feed one gate view; the zones that are still and changed since their last reading."""
         prev = self.previous if self.previous is not None else view
         moving = np.abs(view - prev) > MOTION
         self.previous = view
-        if self.whole is None or self.still is None:
-            self.whole, self.still = view.copy(), np.full(view.shape, t, np.float32)
-        # outside the zones the table as first seen slowly becomes the table as it is: what has
-        # not moved for ABSORB_S (an arm at rest longer than any reach) is background
+        if self.whole is None:
+            self.whole = view.copy()
+        if self.still is None:
+            self.still = np.full(view.shape, t, np.float32)
+        # the table as first seen slowly becomes the table as it is: what has not moved for
+        # ABSORB_S (longer than any arm rests) is background, so a wrong start heals
         self.still[moving] = t
-        calm = (t - self.still >= ABSORB_S) & self.outside
+        calm = t - self.still >= ABSORB_S
         self.whole[calm] = view[calm]
         due: list[tuple[str, str]] = []
         for key, z in self.zones.items():
@@ -121,7 +132,8 @@ class Gate:
         border[:edge], border[-edge:], border[:, :edge], border[:, -edge:] = True, True, True, True
         arms = np.unique(labels[border & (mask > 0)])
         out: np.ndarray = np.isin(labels, arms[arms > 0])
-        return cv2.dilate(out.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        near = 2 * round(NEAR_MM * GATE_SCALE) + 1
+        return cv2.dilate(out.astype(np.uint8), np.ones((near, near), np.uint8)) > 0
 
     def changed_slots(self, seat: str, zone: str, view: np.ndarray) -> set[int]:
         """Slots of a zone whose gate pixels differ from the zone's last reading."""
