@@ -46,7 +46,7 @@ class Gate:
     settle_s: float = 0.1  # at 5 fps: read once a frame shows no motion on the slot
     zones: dict[tuple[str, str], ZoneGate] = field(default_factory=dict)
     previous: np.ndarray | None = None
-    whole: np.ndarray | None = None  # the table as last read (zones) or at rest (elsewhere)
+    whole: np.ndarray | None = None  # the background: the table without arms
     still: np.ndarray | None = None  # since when each gate pixel has not moved
     calm_since: float | None = None
     first_seen: float | None = None
@@ -59,8 +59,9 @@ class Gate:
                 self.zones[(seat, zone)] = ZoneGate(pixel_box(zone_box(seat, zone), GATE_SCALE))
 
     def ready(self, view: np.ndarray, t: float) -> bool:
-        """Whether the table has been at rest for ``START_CALM_S`` (checked until it has): the
-        first readings and the background are taken from a table no arm is over."""
+        """Whether the table has been at rest for ``START_CALM_S`` (or waited ``START_WAIT_S``):
+        the first readings are taken from a table no arm moves over, against a background that
+        is each pixel's median since the first frame."""
         if self.calm_since is not None and t - self.calm_since >= START_CALM_S:
             return True
         if self.first_seen is None:
