@@ -116,7 +116,7 @@ def test_referee_flow_in_a_real_browser(browser: Any, tmp_path: Path) -> None:  
         assert refused.status == 403 and "viewer may not" in refused.text()
 
 
-def test_a_referee_corrects_a_score_in_the_browser(browser: Any, tmp_path: Path) -> None:
+def test_a_referee_corrects_a_score_in_the_browser(browser: Any, tmp_path: Path) -> None:  # noqa: F811
     with LiveServer(prepare(None, tmp_path / "data")) as srv:
         rig = srv.rig("T1", game("T1", "S1", seed=3, hands=2))
         srv.call(rig.play, 10_000)
