@@ -1,4 +1,5 @@
-"""`mjref demo`: one simulated table refereed live in the terminal, until the dashboard exists.
+"""`mjref demo-terminal`: one simulated table refereed in the terminal, without the pipelines or
+the dashboard (`mjref demo`, rig/demo.py, is the main job).
 
 A half session (two rounds) is simulated with irregularities injected, fed event by event through
 the referee core with its clocks and penalty proposals; alerts print as they are raised, with the
@@ -22,8 +23,8 @@ SEVERITY_MARK = {"info": "·", "warning": "!", "violation": "!!", "critical": "!
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "demo",
-        help="referee a simulated table live (the dashboard will come here)",
+        "demo-terminal",
+        help="referee a simulated table in the terminal (no pipelines, no dashboard)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
     except OSError as exc:  # the output folder cannot be made or written
         path = exc.filename if exc.filename is not None else args.out
-        print(f"mjref demo: {cannot_write(path, exc)}", file=sys.stderr)
+        print(f"mjref demo-terminal: {cannot_write(path, exc)}", file=sys.stderr)
         return EXIT_USAGE
 
 

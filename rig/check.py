@@ -64,7 +64,7 @@ async def _microphone(device: str, channels: int) -> str:
 async def _camera(cfg: RigConfig) -> str:
     from referee.events import parse_line
 
-    assert cfg.camera is not None
+    assert cfg.camera is not None and cfg.camera.file is not None
     lines = cfg.camera.file.read_text(encoding="utf-8").splitlines()
     bad = 0
     for n, text in enumerate(lines, 1):
@@ -74,6 +74,26 @@ async def _camera(cfg: RigConfig) -> str:
             except ValueError:
                 bad += 1
     return f"{cfg.camera.file}: {len(lines)} line(s), {bad} unreadable"
+
+
+async def _camera_source(source: str) -> str:
+    """The camera gives a frame and the table's four markers are found in it."""
+
+    def first_frame() -> str:
+        from vision.calibrate import calibrate
+        from vision.capture import open_source
+
+        cap = open_source(source)
+        try:
+            ok, frame = cap.read()
+        finally:
+            cap.release()
+        if not ok or frame is None:
+            raise RuntimeError("no frame from the camera")
+        cal = calibrate(frame[..., ::-1].copy())
+        return f"{frame.shape[1]}x{frame.shape[0]}, markers found ({cal.error_px:.2f} px)"
+
+    return await asyncio.to_thread(first_frame)
 
 
 async def _broker(url: str) -> str:
@@ -100,7 +120,11 @@ def probes(cfg: RigConfig) -> list[tuple[str, Probe]]:
     elif v is not None and v.device is not None:
         device, channels = v.device, v.channels
         out.append((f"microphone {device}", lambda: _microphone(device, channels)))
-    if cfg.camera is not None:
+    cam = cfg.camera
+    if cam is not None and cam.source is not None:
+        source = cam.source
+        out.append((f"camera {source}", lambda: _camera_source(source)))
+    elif cam is not None:
         out.append(("camera (recorded file)", lambda: _camera(cfg)))
     if cfg.bus.mqtt is not None:
         url = cfg.bus.mqtt

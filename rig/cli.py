@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rig.rig_cli",
     "rig.bus_cli",
     "rig.review_cli",
+    "rig.demo",
     "dashboard.cli",
 )
 

@@ -52,8 +52,12 @@ class VoiceSection(_Section):
 
 
 class CameraSection(_Section):
-    file: Path  # a recorded observation/event file (JSONL) standing in for the camera
-    follow: bool = False  # keep reading lines appended later (the camera pipeline writes them)
+    source: str | None = None  # the camera: a video file, a camera index (0) or rtsp://…
+    file: Path | None = None  # or a recorded observation/event file (JSONL) standing in for it
+    follow: bool = False  # file: keep reading lines appended later
+    realtime: bool = True  # source file: each frame at its time (a recording played as live)
+    calibration: Path | None = None  # source: a saved calibration (else from the markers)
+    models: Path | None = None  # source: the recognizer's ONNX folder (default: models/)
     silent_after: float = Field(default=60.0, gt=0)
 
 
@@ -171,6 +175,19 @@ def _devices(data: dict[str, Any], base: Path, where: str) -> list[str]:
     voice = data.get("voice")
     if isinstance(voice, dict) and ("file" in voice) == ("device" in voice):
         out.append(f"{where}: voice needs exactly one of file (a WAV/FLAC file) or device")
+    camera = data.get("camera")
+    if isinstance(camera, dict) and ("file" in camera) == ("source" in camera):
+        out.append(
+            f"{where}: camera needs exactly one of source (a video file, a camera index or "
+            "rtsp:// URL) or file (a JSONL file of events)"
+        )
+    source = _str(data, "camera", "source")
+    local = source is not None and not source.isdigit() and "://" not in source
+    if local and source is not None and not (base / source).is_file():
+        out.append(
+            f"{where}: camera.source = {source!r}: no such video file; expected a video "
+            "file, a camera index such as 0, or an rtsp:// URL"
+        )
     profile = _str(data, "vision", "profile")
     if profile is not None:
         out += _profile_problems(base / profile, where)
@@ -237,7 +254,13 @@ def resolve(cfg: RigConfig, base: Path) -> RigConfig:
     if cfg.voice is not None and cfg.voice.file is not None:
         update["voice"] = cfg.voice.model_copy(update={"file": base / cfg.voice.file})
     if cfg.camera is not None:
-        update["camera"] = cfg.camera.model_copy(update={"file": base / cfg.camera.file})
+        cam, paths = cfg.camera, dict[str, Any]()
+        for key in ("file", "calibration", "models"):
+            if getattr(cam, key) is not None:
+                paths[key] = base / getattr(cam, key)
+        if cam.source is not None and not cam.source.isdigit() and "://" not in cam.source:
+            paths["source"] = str(base / cam.source)
+        update["camera"] = cam.model_copy(update=paths)
     if cfg.evidence is not None:
         ev = cfg.evidence
         video = None if ev.video_file is None else base / ev.video_file

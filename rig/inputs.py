@@ -12,7 +12,7 @@ import asyncio
 import json
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -21,6 +21,7 @@ from referee.events import (
     PAYLOADS,
     ClaimCheck,
     ConductHeard,
+    Event,
     LogLineError,
     Observation,
     Payload,
@@ -238,6 +239,80 @@ winning tile it may be (WMC-13.6, allowed once) is in the log by then."""
 def clip(t0: float, t1: float, seat: str | None) -> str:
     """The evidence contract's audio clip reference (session seconds)."""
     return audio_clip(max(0.0, t0), t1, seat)
+
+
+class CameraInput(Input):
+    """The camera (a video file, a camera index or an RTSP stream), read by ``rig.camera_worker``
+    in its own process: the pipeline of vision/camera.py and fusion. The worker is given the
+    table's log first and then every event the other inputs add (``logged``), and answers with
+    the game actions it saw, each submitted with its evidence (frame, ``video:`` clip)."""
+
+    name = "camera"
+
+    def __init__(
+        self,
+        argv: list[str],
+        clock: Clock,
+        silent_after: float,
+        history: Callable[[], list[Event]],
+    ) -> None:
+        self.argv = argv
+        self.clock = clock
+        self.silent_after = silent_after
+        self.history = history  # the log so far (read at each start of the worker)
+        self._stdin: asyncio.StreamWriter | None = None
+
+    def logged(self, events: Iterable[Event]) -> None:
+        """Events the core logged: the worker's fusion follows those it did not send itself."""
+        if self._stdin is None or self._stdin.is_closing():
+            return
+        for ev in events:
+            if ev.source is not Source.VISION:
+                self._stdin.write(ev.model_dump_json().encode() + b"\n")
+
+    async def run(self, sink: Sink) -> None:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "rig.camera_worker",
+            *self.argv,
+            "--now",
+            f"{self.clock.now():.3f}",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        for ev in self.history():
+            proc.stdin.write(ev.model_dump_json().encode() + b"\n")
+        self._stdin = proc.stdin
+        ended = False
+        try:
+            async for raw in proc.stdout:
+                try:
+                    msg = json.loads(raw)
+                except ValueError:  # capture's own status line (a live source offline, back)
+                    text = raw.decode(errors="replace").strip()
+                    sink.alert(self.name, "warning", text[:300])
+                    continue
+                sink.alive(self.name)
+                if "event" in msg:
+                    ev = parse_line(json.dumps(msg["event"]))
+                    sink.submit(self.name, Draft(ev.payload, ev.source, ev.confidence, ev.evidence))
+                elif "alert" in msg:
+                    a = msg["alert"]
+                    sink.alert(self.name, "warning", f"{a['rule']}: {a['message']}"[:300])
+                elif "end" in msg:
+                    ended = True
+            code = await proc.wait()
+        finally:
+            self._stdin = None
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+        if code != 0 or not ended:
+            err = (await proc.stderr.read()).decode(errors="replace").strip().splitlines()
+            raise RuntimeError(f"camera worker exited {code}: {err[-1] if err else 'no output'}")
 
 
 class VoiceInput(Input):

@@ -36,11 +36,12 @@ from referee.hands import Wind
 from referee.sources import Sequencer
 from referee.store import EventStore
 from rig.bus import Bus, BusError, BusMessage, Kind, topic, topic_filter
-from rig.config import RigConfig
+from rig.config import CameraSection, RigConfig, VoiceSection
 from rig.evidence.wiring import RigEvidence
 from rig.inputs import (
     AudioRecording,
     CameraFileInput,
+    CameraInput,
     Draft,
     Health,
     Input,
@@ -130,6 +131,7 @@ class Rig:
         rec = cfg.evidence
         self.evidence = RigEvidence(rec, self.session_id) if rec and rec.enabled else None
         self.voice: VoiceInput | None = None
+        self._voice_cfg: VoiceSection | None = None
         self.inputs = self._inputs()
         self.started = time.time()
         self._queue: asyncio.Queue[tuple[str, Submission, float]] = asyncio.Queue()
@@ -147,36 +149,38 @@ class Rig:
             link = cfg.table_link
             out.append(TableLinkInput(link.port, self.clock, link.silent_after))
         if cfg.voice is not None:
-            v = cfg.voice
-            argv = ["--file", str(v.file)] if v.file is not None else ["--device", str(v.device)]
-            argv += ["--channels", str(v.channels)]
-            if v.realtime:
-                argv.append("--realtime")
-            if v.seats:
-                argv += ["--seats", *v.seats]
-            if v.threshold is not None:
-                argv += ["--threshold", str(v.threshold)]
-            argv += ["--calibrate-s", str(v.calibrate_s)]
-            self.voice = VoiceInput(
-                argv,
-                v.silent_after,
-                self._heard_until,
-                clock=self.clock,
-                verify=True,
-                recording=self._recording(),
-            )
-            out.append(self.voice)
+            out.append(self.voice_input(cfg.voice))
         if cfg.camera is not None:
-            c = cfg.camera
-            out.append(
-                CameraFileInput(c.file, self.clock, c.silent_after, c.follow, self._camera_line)
-            )
+            out.append(self.camera_input(cfg.camera))
         if self.evidence is not None and self.evidence.cfg.video_file is not None:
             from rig.evidence.taps import VideoFileTap
 
             recorder = self.evidence.recorder
             out.append(VideoFileTap(self.evidence.cfg.video_file, recorder, self.clock))
         return out
+
+    def voice_input(self, v: VoiceSection) -> VoiceInput:
+        """The microphones of ``v``, heard by the voice worker; the rig asks it about each claim
+        (the newest one made is the one asked: a demo table's next recording replaces it)."""
+        argv = ["--file", str(v.file)] if v.file is not None else ["--device", str(v.device)]
+        argv += ["--channels", str(v.channels)]
+        if v.realtime:
+            argv.append("--realtime")
+        if v.seats:
+            argv += ["--seats", *v.seats]
+        if v.threshold is not None:
+            argv += ["--threshold", str(v.threshold)]
+        argv += ["--calibrate-s", str(v.calibrate_s)]
+        self.voice = VoiceInput(
+            argv,
+            v.silent_after,
+            self._heard_until,
+            clock=self.clock,
+            verify=True,
+            recording=self._recording(),
+        )
+        self._voice_cfg = v
+        return self.voice
 
     def _recording(self) -> AudioRecording | None:
         if self.evidence is None:
@@ -186,7 +190,7 @@ class Rig:
 
     def voice_setup(self) -> VoiceSetup:
         """How this session's claims are checked for the spoken call (WMC-5.2), for the log."""
-        v = self.cfg.voice
+        v = self._voice_cfg
         if v is None:
             reason = "no audio input configured: spoken claims (WMC-5.2, 5.5) are not checked"
             return VoiceSetup(checks="none", reason=reason)
@@ -197,6 +201,35 @@ class Rig:
             seats=tuple(Wind[s] if s else None for s in seats),
             reason=f"{v.channels} microphone channel(s) check each claim, kong and win",
         )
+
+    def camera_input(self, c: CameraSection) -> Input:
+        if c.source is not None:
+            argv = ["--source", c.source]
+            argv += ["--realtime"] if c.realtime else []
+            argv += ["--calibration", str(c.calibration)] if c.calibration else []
+            argv += ["--models", str(c.models)] if c.models else []
+            return CameraInput(argv, self.clock, c.silent_after, self._history)
+        assert c.file is not None
+        return CameraFileInput(c.file, self.clock, c.silent_after, c.follow, self._camera_line)
+
+    def replace_input(self, inp: Input) -> None:
+        """A new device in place of the input of the same name (the next recording of a demo
+        table, a camera swapped mid-session): the old one stops, the new one is supervised."""
+        for i, old in enumerate(self.inputs):
+            if old.name == inp.name:
+                self.inputs[i] = inp
+                for task in self._tasks:
+                    if task.get_name() == inp.name and not task.done():
+                        task.cancel()
+                break
+        else:
+            self.inputs.append(inp)
+        self.supervisor.health.pop(inp.name, None)  # not heard yet: the new device's own health
+        task = asyncio.create_task(self.supervisor.supervise(inp, self), name=inp.name)
+        self._tasks.append(task)
+
+    def _history(self) -> list[Event]:
+        return list(self.store.events(self.table_id, self.session_id))
 
     def status(self, state: str = "online") -> dict[str, Any]:
         return {
@@ -348,6 +381,9 @@ class Rig:
             self.metrics.logged(len(done))
             for ev, outs, _ in done:
                 self._ask_voice(ev, outs)
+            for inp in self.inputs:
+                if isinstance(inp, CameraInput):
+                    inp.logged(ev for ev, _, _ in done)
             for ev, outs, t_in in done:
                 self._outbox.put_nowait(("events", ev.model_dump_json(), t_in))
                 for out in outs:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from pathlib import Path
 
 from dashkit import Dash
 
@@ -76,3 +78,18 @@ def test_both_languages_have_every_word_and_every_rule_both() -> None:
     words = catalogue()
     assert set(words["en"]) == set(words["zh"])
     assert all(v.get("en") and v.get("zh") for v in summaries().values())
+
+
+def test_every_rule_the_code_cites_has_a_summary() -> None:
+    """An alert citing a rule with no summary reaches the referee with no text beside it."""
+    from dashboard.rules import summaries
+
+    root = Path(__file__).resolve().parents[2]
+    cited = {
+        m
+        for pkg in ("referee", "rig", "voice", "vision", "table_io", "dashboard")
+        for f in (root / pkg).rglob("*.py")
+        for m in re.findall(r'"(WMC-\d+\.\d+)"', f.read_text(encoding="utf-8"))
+    }
+    assert cited, "no rule ID found in the code: the pattern is wrong"
+    assert sorted(cited - set(summaries())) == []

@@ -1,4 +1,5 @@
-"""`mjref demo` referees a simulated table end to end and leaves a replayable log and a card."""
+"""`mjref demo-terminal` referees a simulated table end to end, leaving a replayable log and a
+card."""
 
 from __future__ import annotations
 
@@ -14,7 +15,20 @@ def test_demo_writes_a_log_that_replays_and_a_card(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert (
-        main(["demo", "--hands", "3", "--seed", "7", "--rate", "0.05", "--out", str(tmp_path)]) == 0
+        main(
+            [
+                "demo-terminal",
+                "--hands",
+                "3",
+                "--seed",
+                "7",
+                "--rate",
+                "0.05",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
     )
     out = capsys.readouterr().out
     assert "[WMC-" in out and "hand 3:" in out
@@ -29,7 +43,7 @@ def test_demo_writes_a_log_that_replays_and_a_card(
 def test_demo_refuses_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for bad in (["--hands", "0"], ["--rate", "1.5"], ["--rate", "nan"]):
         with pytest.raises(SystemExit) as stop:
-            main(["demo", *bad, "--out", str(tmp_path)])
+            main(["demo-terminal", *bad, "--out", str(tmp_path)])
         assert stop.value.code == 2
     assert "--hands: 0: expected an integer from 1 to 1000" in capsys.readouterr().err
 
@@ -38,6 +52,6 @@ def test_demo_says_when_its_output_folder_cannot_be_made(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "file").write_text("x")
-    assert main(["demo", "--hands", "1", "--out", str(tmp_path / "file" / "demo")]) == 2
+    assert main(["demo-terminal", "--hands", "1", "--out", str(tmp_path / "file" / "demo")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("mjref demo: cannot write ") and "Not a directory" in err
+    assert err.startswith("mjref demo-terminal: cannot write ") and "Not a directory" in err

@@ -4,6 +4,7 @@ none (the embedded defaults); `--check` probes what is configured."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
@@ -101,11 +102,16 @@ def test_the_readme_reference_is_a_valid_config() -> None:
     from rig.config import RigConfig
 
     text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    block = text.split("## The rig", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    block = text.split("## Configuration reference", 1)[1].split("```toml\n", 1)[1]
+    block = block.split("```", 1)[0]
     data = tomllib.loads(block)
     assert set(data) == set(RigConfig.model_fields)  # every section is documented
     cfg = RigConfig.model_validate(data)  # every key and value there is accepted
     assert cfg.voice is not None and cfg.voice.seats == ["E", "S", "W", "N"]
+    for section, value in data.items():  # every key, set or shown commented out
+        part = block.split(f"[{section}]", 1)[1].split("\n[", 1)[0]
+        shown = set(value) | set(re.findall(r"^# (\w+) =", part, re.M))
+        assert shown == set(type(getattr(cfg, section)).model_fields), section
 
 
 def test_the_evidence_section_is_checked_and_its_paths_resolved(tmp_path: Path) -> None:

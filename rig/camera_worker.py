@@ -1,0 +1,229 @@
+"""The camera input's own process (CPU-heavy: the tile recognizer runs here, not in the rig's loop).
+
+``python -m rig.camera_worker --source (FILE | INDEX | rtsp://…) --now T [--realtime]
+[--speed X] [--calibration FILE] [--models DIR]`` runs the camera pipeline (vision/camera.py →
+referee/fusion.py) and speaks JSON lines, like ``rig.voice_worker``:
+
+- stdin, from the rig: one event envelope a line, each event of the table's log (first the
+  whole log, then what the other inputs add): fusion's engine follows them, so the camera's
+  actions are judged against the same hand (the deal, the table's dice, heard calls).
+- stdout, to the rig: ``{"event": ENVELOPE}`` a game action the camera saw (observations stay
+  here; the action cites its frame and ``video:<start>-<end>``), ``{"alert": {...}}`` a change
+  no legal action explains (FUSION-…), ``{"notice": TEXT}`` (calibrated, moved),
+  ``{"alive": frames}`` twice a second, ``{"end": frames}`` when a file ends.
+
+Time is the rig's session clock: ``--now`` is its reading at start. A file's first frame is at
+the deal's time (the video starts at the deal); after a restart mid-hand, its frames up to the
+last one the log's camera actions cite are read to learn the table as it lies, without actions.
+A live source's frames are stamped on arrival.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from referee.events import Event, Source, parse_line
+from referee.fusion import Fusion, ZoneSeen
+from referee.game.state import Phase
+from referee.game.table import Table
+from vision.calibrate import Calibration, CalibrationError
+from vision.camera import TableReader
+from vision.capture import CaptureError, live_frames, read_file
+from vision.detect import MODELS_DIR, TileRecognizer
+
+ALIVE_EVERY = 0.5
+CLIP_S = 2.0  # the video evidence around an action: this long before and after it
+
+
+def say(obj: object) -> None:
+    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+class Follower:
+    """The rig's log as it arrives on stdin (a thread: reading blocks), applied to fusion."""
+
+    def __init__(self) -> None:
+        self.last_frame = -1  # the last frame of this hand's video an action in the log cites
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in sys.stdin:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def apply(self, fusion: Fusion, block: float = 0.0) -> Event | None:
+        """Follow every line waiting (waiting ``block`` s for the first); the last deal seen."""
+        dealt = None
+        timeout: float | None = block
+        while True:
+            try:
+                line = self.lines.get(timeout=timeout) if timeout else self.lines.get_nowait()
+            except queue.Empty:
+                return dealt
+            timeout = None
+            if line is None:  # the rig went away: so do we
+                raise SystemExit(0)
+            event = parse_line(line)
+            try:
+                fusion.follow(event)
+            except Exception as exc:  # the rig's core is the record; ours only judges legality
+                say({"notice": f"seq {event.seq} ({event.type}) not followed: {exc}"[:300]})
+            if event.type == "deal":
+                dealt, self.last_frame = event, -1
+            elif event.source is Source.VISION:
+                for ref in event.evidence:
+                    kind, _, n = ref.partition(":")
+                    if kind == "frame" and n.isdigit():
+                        self.last_frame = max(self.last_frame, int(n))
+
+
+def _dealt(table: Table) -> bool:
+    hand = table.state.hand
+    return hand is not None and hand.phase in (Phase.DISCARD, Phase.WINDOW, Phase.REPLACE)
+
+
+def _paced(
+    frames: Iterator[tuple[int, float, np.ndarray]], clock: Any, realtime: bool
+) -> Iterator[tuple[int, float, np.ndarray]]:
+    """A file's frame waits for its time on the rig's clock when ``realtime``."""
+    for number, t, frame in frames:
+        if realtime:
+            wait = t - clock()
+            if wait > 0:
+                time.sleep(wait / clock.speed)
+        yield number, t, frame
+
+
+class RigClock:
+    """The rig's session clock, read here: ``now`` at start, running ``speed`` times real time."""
+
+    def __init__(self, now: float, speed: float) -> None:
+        self.t0, self.m0, self.speed = now, time.monotonic(), speed
+
+    def __call__(self) -> float:
+        return self.t0 + (time.monotonic() - self.m0) * self.speed
+
+
+def _prime(fusion: Fusion, obs: ZoneSeen) -> None:
+    """What a zone shows before ``--now``: fusion learns it as the starting point (the log
+    already holds the actions that led there)."""
+    fusion.zones[(obs.seat, obs.zone)] = {s.index: s for s in obs.slots}
+    if obs.zone == "wall" and obs.count is not None:
+        fusion.wall_counts[obs.seat] = obs.count
+
+
+def _action(event: Event) -> dict[str, Any]:
+    env: dict[str, Any] = json.loads(event.to_json())
+    refs = [e for e in event.evidence if not e.startswith("seq:")]  # fusion's own numbering
+    t = event.ts
+    refs.append(f"video:{max(0.0, t - CLIP_S):.2f}-{t + CLIP_S:.2f}")
+    env["evidence"] = refs
+    return env
+
+
+def run(args: argparse.Namespace) -> int:
+    models = args.models or MODELS_DIR
+    try:
+        recognizer = TileRecognizer(models, threads=1)
+        cal = Calibration.load(args.calibration) if args.calibration else None
+    except (OSError, ValueError, CalibrationError) as exc:
+        print(f"camera: cannot load the pipeline: {exc}"[:300], file=sys.stderr)
+        return 2
+    except Exception as exc:  # onnxruntime's errors on a corrupt model are its own classes
+        print(f"camera: cannot load the models in {models}: {exc}"[:300], file=sys.stderr)
+        return 2
+    reader = TableReader(recognizer, cal)
+    clock = RigClock(args.now, args.speed)
+    live_source = args.source.isdigit() or "://" in args.source
+    follower = Follower()
+    actions: list[Event] = []
+    fusion = Fusion(Table(), 0, on_event=lambda e: actions.append(e))
+    deal = follower.apply(fusion, 0.2)
+    while not live_source and not _dealt(fusion.table):
+        say({"alive": 0})  # a file waits for its hand's deal; the video starts there
+        deal = follower.apply(fusion, ALIVE_EVERY) or deal
+    t0 = deal.ts if deal is not None else clock()
+    frames: Iterator[tuple[int, float, np.ndarray]]
+    if live_source:
+        frames = ((n, clock(), f) for n, _, f in live_frames(args.source))
+    else:
+        frames = read_file(Path(args.source), t0)
+    told = alerts = count = 0
+    last_alive, last_t = 0.0, t0
+    try:
+        # a file's frames up to the last one the log's actions cite (a restart mid-hand) are
+        # read to learn the table as it lies, without actions
+        primed = -1 if live_source else follower.last_frame
+        for number, t, frame in _paced(frames, clock, args.realtime and not live_source):
+            follower.apply(fusion)
+            live = number > primed
+            seen = reader.process(frame, t, number)
+            for obs in seen:
+                if live and _dealt(fusion.table):
+                    fusion.observe(obs)
+                else:
+                    _prime(fusion, obs)
+            for notice in reader.notices[told:]:
+                say({"notice": f"{notice.kind}: {notice.message}"})
+            told = len(reader.notices)
+            count += 1
+            last_t = t
+            alerts = _report(fusion, actions, alerts)
+            now = time.monotonic()
+            if now - last_alive >= ALIVE_EVERY:
+                say({"alive": count})
+                last_alive = now
+    except CaptureError as exc:
+        print(f"camera: {exc}", file=sys.stderr)
+        return 2
+    fusion.flush(last_t)
+    _report(fusion, actions, alerts)
+    say({"end": count})
+    return 0
+
+
+def _report(fusion: Fusion, actions: list[Event], told: int) -> int:
+    """Say the new actions and alerts; returns how many alerts are told now."""
+    for event in actions:
+        if event.type != "observation":
+            say({"event": _action(event)})
+    actions.clear()
+    for alert in fusion.alerts[told:]:
+        say(
+            {
+                "alert": {
+                    "rule": alert.rule,
+                    "message": alert.message,
+                    "ts": round(alert.ts, 3),
+                    "seat": None if alert.seat is None else alert.seat.name,
+                }
+            }
+        )
+    return len(fusion.alerts)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rig.camera_worker")
+    parser.add_argument("--source", required=True, help="video file, camera index or rtsp:// URL")
+    parser.add_argument("--now", type=float, default=0.0, help="the rig's session clock now")
+    parser.add_argument("--realtime", action="store_true", help="a file at the pace of its frames")
+    parser.add_argument("--speed", type=float, default=1.0, help="the rig's clock runs this fast")
+    parser.add_argument("--calibration", type=Path)
+    parser.add_argument("--models", type=Path)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

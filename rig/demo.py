@@ -1,0 +1,533 @@
+"""`mjref demo`: the main job on one machine — simulated tables seen, heard and linked through the
+real pipelines, refereed by one rig each, on the referees' dashboard.
+
+Each table plays simulated hands (rig/demo_media.py): its rig reads the hand's overhead video
+through the camera pipeline (rig/camera_worker.py), hears its table audio through the voice
+input, and is linked to a FakeTable over a pty that rolls the hand's dice. The seating, the wall
+(the simulated table's shuffle) and the deal come as the referee's entries. Rigs and dashboard
+share the in-process bus, or a local mosquitto with ``--mqtt``, as a venue would.
+
+``--smoke``: one hand of one table, headless; one JSON line ``{"hands", "actions", "alerts",
+"scores", "agree"}``; exit 0 only when the pipelines' record agrees with the simulated truth:
+the game actions in the rig's log (draws, discards, claims, kongs, the win: kind, seat and
+tile) equal the simulator's, in order, and the hand's score (winner, value, payments) equals
+the one the core gives the simulated log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import secrets
+import signal
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee.cli_support import float_in, int_in
+from referee.duties import RefereeTable
+from referee.events import Event, Source
+from rig.bus import Bus
+from rig.bus.memory import MemoryBus
+from rig.config import CameraSection, VoiceSection, parse
+from rig.demo_media import (
+    ACTIONS,
+    HANDS,
+    LEAD_S,
+    SETUP,
+    STOP,
+    HandMedia,
+    drop_frames,
+    hand_media,
+)
+from rig.inputs import Draft, Input
+from rig.runtime import Rig
+
+DEMO_USER = "demo"
+HAND_LIMIT_S = 90.0  # past the hand's simulated end: the pipelines are stuck
+SEED = 73  # the first hand (a chow, a win on a discard); the next hands count up from here
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "demo",
+        help="simulated tables through the real pipelines, on the dashboard",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--tables", type=int_in(1, 16), default=4, help="tables, 1-16 (default 4)")
+    p.add_argument(
+        "--speed", type=float_in(0.5, 4.0), default=1.0, help="the games play X times faster"
+    )
+    p.add_argument("--mqtt", action="store_true", help="go through a local mosquitto")
+    p.add_argument("--smoke", action="store_true", help="one hand, headless, check, JSON line")
+    p.add_argument("--port", type=int_in(1, 65535), help="dashboard port (default 8080 if free)")
+    p.add_argument("--seed", type=int, default=SEED, help="the first hand's seed")
+    p.add_argument("--cache", type=Path, default=Path("build/demo-cache"), help="media cache")
+    p.add_argument("--out", type=Path, default=Path("build/demo"), help="logs, dashboard data")
+    p.add_argument(
+        "--drop-frames",
+        metavar="START-END",
+        help="(a check of the check) drop the video's frames in these seconds",
+    )
+    # one table's process under the demo with --mqtt (the demo supervises and restarts it)
+    p.add_argument("--only-table", help=argparse.SUPPRESS)
+    p.add_argument("--index", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--bus", help=argparse.SUPPRESS)
+    p.add_argument("--session", type=int, default=1, help=argparse.SUPPRESS)
+    p.add_argument("--resume", action="store_true", help=argparse.SUPPRESS)
+    p.set_defaults(handler=main)
+
+
+def free_port(preferred: int | None = None) -> int:
+    if preferred is not None:
+        with socket.socket() as s, contextlib.suppress(OSError):
+            s.bind(("127.0.0.1", preferred))
+            return preferred
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class HandRecord:
+    """One hand as the rig logged it, beside its simulated truth."""
+
+    media: HandMedia
+    log: list[Event] = field(default_factory=list)  # the rig's log of this hand
+    scored: dict[str, Any] | None = None
+    finished: bool = False
+
+    def actions(self) -> list[tuple[str, str, str | None]]:
+        return [_key(e) for e in self.log if e.type in ACTIONS]
+
+    def truth(self) -> list[tuple[str, str, str | None]]:
+        return [_key(e) for e in self.media.events if e.type in ACTIONS]
+
+    def true_score(self) -> dict[str, Any] | None:
+        duty = RefereeTable()
+        scored = None
+        for e in [*self.media.before, *self.media.events]:
+            for o in duty.apply(e).outputs():
+                if o.type == "hand_scored":
+                    scored = _score(o.payload)
+        return scored
+
+    def agree(self) -> bool:
+        same = self.actions() == self.truth() and self.scored == self.true_score()
+        return self.finished and same
+
+
+def _key(e: Event) -> tuple[str, str, str | None]:
+    p = e.payload
+    seat = getattr(p, "seat", None)
+    tile = getattr(p, "tile", None) if e.type in ("discard", "kong") else None
+    return e.type, seat.name if seat is not None else "-", None if tile is None else str(tile)
+
+
+def _score(payload: dict[str, Any]) -> dict[str, Any]:
+    return {k: payload.get(k) for k in ("winner", "value", "payments")}
+
+
+class DemoTable:
+    """One table: one rig for its session, a FakeTable on a pty, each hand's video and audio
+    given to the rig's camera and voice inputs in turn."""
+
+    def __init__(self, table_id: str, bus_url: str | None, bus: Bus, out: Path, link: Path) -> None:
+        self.table_id, self.bus_url, self.bus = table_id, bus_url, bus
+        self.out, self.link = out, link
+        self.rig: Rig | None = None
+        self.records: list[HandRecord] = []
+        self.announce = False  # say when the table is live (the demo's console)
+
+    async def play(
+        self, hands: AsyncIterator[HandMedia], session: str, video: Path | None = None
+    ) -> list[HandRecord]:
+        """Play the hands as they come (``video``: the first hand's camera recording instead)."""
+        from table_io.sim.endpoints import PtyEndpoint
+        from table_io.sim.fake_table import FakeTable
+
+        fake = FakeTable(PtyEndpoint(str(self.link)), seed=len(self.table_id))
+        await fake.start()
+        log = self.out / f"{self.table_id}.sqlite"
+        cfg = parse(
+            {
+                "table": {"id": self.table_id, "session": session, "log": str(log)},
+                "bus": {"mqtt": self.bus_url} if self.bus_url else {},
+                "table_link": {"port": fake.path},
+            }
+        )
+        bus = self.bus if self.bus_url is None else _mqtt_bus(cfg)
+        rig = self.rig = Rig(cfg, bus)
+        await rig.start()
+        if self.announce:
+            print(f"{self.table_id}: live", flush=True)
+        try:
+            done = sum(o.type == "hand_ended" for o in rig.outputs)  # a restarted rig's log
+            async for media in hands:  # each hand's recordings, as the camera and microphones
+                if media.hand < done:
+                    continue
+                camera = video if media.hand == 0 and video is not None else media.video
+                rig.replace_input(self._voice(rig, media))
+                rig.replace_input(rig.camera_input(CameraSection(source=str(camera))))
+                await self._hand(rig, fake, media)
+        finally:
+            await rig.stop()
+            await fake.close()
+        return self.records
+
+    def _voice(self, rig: Rig, media: HandMedia) -> Input:
+        """The hand's table audio; after a restart mid-hand, from where the hand is now."""
+        audio = media.audio
+        deals = [e for e in rig.store.events(rig.table_id, rig.session_id) if e.type == "deal"]
+        if len(deals) > media.hand:
+            from voice.audio_io import SR, read_audio, write_wav
+
+            at = max(0.0, rig.clock.now() - deals[-1].ts + LEAD_S)
+            audio = self.link / f"resumed-{media.hand}.wav"
+            write_wav(audio, read_audio(media.audio)[int(at * SR) :])
+        inp = rig.voice_input(VoiceSection(file=audio, channels=4, seats=["E", "S", "W", "N"]))
+        inp.heard_until = -1.0  # a new recording: its own time line
+        return inp
+
+    async def _hand(self, rig: Rig, fake: Any, media: HandMedia) -> None:
+        """Enter the hand's setup as a referee, roll its dice on the table, deal when the audio
+        is at the deal; then wait for its end. What the log already holds is not entered again
+        (a rig restarted mid-hand)."""
+        from table_io.messages import DiceResult
+
+        rec = HandRecord(media)
+        self.records.append(rec)
+        events, truth = media.events, [*media.before, *media.events[: media.deal]]
+        names = tuple(f"{self.table_id}-{c}" for c in ("Ann", "Bo", "Chen", "Dai"))
+        start = rig.sequencer.next
+
+        def missing(kind: str, upto: int) -> bool:
+            return _count(rig, kind) < sum(e.type == kind for e in truth[:upto])
+
+        for i, e in enumerate(truth[len(media.before) :], len(media.before) + 1):
+            if e.type in SETUP and missing(e.type, i):
+                payload = e.payload
+                if e.type == "session_started":
+                    payload = payload.model_copy(update={"players": names})
+                rig.submit("referee", Draft(payload, Source.REFEREE))
+        if _count(rig, "deal") <= media.hand:  # this hand's deal is not logged yet
+            heard = await _until(lambda: _seen(rig, "voice"), 30)
+            t_audio0 = rig.clock.now() - 0.25 if heard else rig.clock.now()
+            dice = [e for e in truth if e.type == "dice_rolled"]
+            for e in dice[_count(rig, "dice_rolled") :]:
+                d1, d2 = e.payload.dice  # type: ignore[attr-defined]
+                fake.emit(DiceResult(int(1000 * rig.clock.now()), d1, d2))
+            await _until(lambda: _count(rig, "dice_rolled") >= len(dice), 20)
+            while rig.clock.now() < t_audio0 + LEAD_S:
+                await asyncio.sleep(0.02)
+            rig.submit("referee", Draft(events[media.deal].payload, Source.REFEREE))
+        length = events[-1].ts - events[media.deal].ts
+        rec.finished = await _until(
+            lambda: sum(o.type == "hand_ended" for o in rig.outputs) > media.hand,
+            length + HAND_LIMIT_S,
+        )
+        await rig.idle()
+        rec.log = list(rig.store.events(rig.table_id, rig.session_id, start))
+        scored = [o for o in rig.outputs if o.type == "hand_scored"]
+        rec.scored = _score(scored[-1].payload) if rec.finished and scored else None
+
+
+def _mqtt_bus(cfg: Any) -> Bus:
+    from rig.rig_cli import make_bus
+
+    bus: Bus = make_bus(cfg)
+    return bus
+
+
+def _seen(rig: Rig, name: str) -> bool:
+    h = rig.supervisor.health.get(name)
+    return h is not None and h.last_seen is not None
+
+
+def _count(rig: Rig, kind: str) -> int:
+    return sum(1 for e in rig.store.events(rig.table_id, rig.session_id) if e.type == kind)
+
+
+async def _until(cond: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+# ---- the commands --------------------------------------------------------------------------
+
+
+def main(args: argparse.Namespace) -> int:
+    drop = None
+    if args.drop_frames:
+        try:
+            a, b = (float(v) for v in args.drop_frames.split("-"))
+        except ValueError:
+            print(
+                f"mjref demo: --drop-frames {args.drop_frames!r}: expected START-END seconds",
+                file=sys.stderr,
+            )
+            return 2
+        drop = (a, b)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        args.cache.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(
+            f"mjref demo: {exc.filename}: {exc.strerror}; expected a folder it can write",
+            file=sys.stderr,
+        )
+        return 2
+    loop = asyncio.new_event_loop()
+    stop: Callable[[], object]
+    if args.smoke or args.only_table:
+        task = loop.create_task((smoke if args.smoke else one_table)(args, drop))
+        stop = task.cancel
+    else:
+        stopping = asyncio.Event()
+        task = loop.create_task(serve(args, stopping))
+        stop = stopping.set  # the tables end first, then the dashboard shuts down
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
+    try:
+        code = loop.run_until_complete(task)
+        if not args.smoke:
+            print("demo stopped", file=sys.stderr)
+        return code
+    except asyncio.CancelledError:
+        print("demo stopped", file=sys.stderr)
+        return 0
+    finally:
+        STOP.set()  # a render still running in a thread gives up
+        left = asyncio.all_tasks(loop)  # as asyncio.run does: what is left ends before the loop
+        for t in left:
+            t.cancel()
+        loop.run_until_complete(_settle(left))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+async def _settle(tasks: set[asyncio.Task[Any]]) -> None:
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _fresh(out: Path, table: str) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        (out / f"{table}.sqlite{suffix}").unlink(missing_ok=True)
+
+
+async def smoke(args: argparse.Namespace, drop: tuple[float, float] | None) -> int:
+    media = await asyncio.to_thread(hand_media, args.cache, args.seed, 0, args.speed)
+    video = None
+    if drop is not None:
+        video = drop_frames(media.video, args.out / "dropped.avi", *drop)
+    _fresh(args.out, "T1")
+    with tempfile.TemporaryDirectory() as tmp:
+        table = DemoTable("T1", None, MemoryBus(), args.out, Path(tmp))
+        (rec,) = await table.play(_one(media), "S1", video)
+        assert table.rig is not None
+        outputs = table.rig.outputs
+    alerts = sorted({str(o.payload.get("rule", "?")) for o in outputs if o.type == "alert"})
+    summary = {
+        "hands": int(rec.finished),
+        "actions": len(rec.actions()),
+        "alerts": alerts,
+        "scores": rec.scored,
+        "agree": rec.agree(),
+    }
+    print(json.dumps(summary, sort_keys=True))
+    if not rec.agree():
+        _explain(rec)
+    return 0 if rec.agree() else 1
+
+
+async def _one(media: HandMedia) -> AsyncIterator[HandMedia]:
+    yield media
+
+
+def _explain(rec: HandRecord) -> None:
+    got, want = rec.actions(), rec.truth()
+    first = next((i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w), None)
+    if first is None and len(got) != len(want):
+        first = min(len(got), len(want))
+    if first is not None:
+        print(
+            f"mjref demo: action {first + 1} differs: the rig logged "
+            f"{got[first] if first < len(got) else 'nothing'}, the simulator "
+            f"{want[first] if first < len(want) else 'nothing'}",
+            file=sys.stderr,
+        )
+    if rec.scored != rec.true_score():
+        print(f"mjref demo: score {rec.scored} differs from {rec.true_score()}", file=sys.stderr)
+
+
+async def serve(args: argparse.Namespace, stopping: asyncio.Event) -> int:
+    import uvicorn
+
+    from dashboard.app import create_app
+    from dashboard.settings import Settings
+
+    broker = None
+    bus_url = None
+    if args.mqtt:
+        from rig.bus.broker import LocalBroker
+
+        broker = LocalBroker().start()
+        bus_url = broker.url
+    port = args.port or free_port(8080)
+    data = args.out / "dashboard"
+    password = _demo_user(data)
+    given: dict[str, Any] = {"data": data, "port": port, "mqtt": bus_url}
+    settings = Settings(**given)
+    bus: Bus = MemoryBus()
+    app = create_app(settings, bus=None if args.mqtt else bus)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
+    web = asyncio.create_task(server.serve(), name="dashboard")
+    tables = [f"T{i + 1}" for i in range(args.tables)]
+    print(f"dashboard: http://127.0.0.1:{port}/   login: {DEMO_USER} / {password}", flush=True)
+    print(
+        f"{len(tables)} tables ({', '.join(tables)}), bus: {bus_url or 'in-process'}; Ctrl-C stops",
+        flush=True,
+    )
+    tmp = tempfile.TemporaryDirectory()
+    runs = [
+        asyncio.create_task(
+            _table_process(t, i, args, bus_url)
+            if bus_url is not None
+            else _table_loop(t, i, args, bus_url, bus, Path(tmp.name)),
+            name=t,
+        )
+        for i, t in enumerate(tables)
+    ]
+    stop = asyncio.create_task(stopping.wait())
+    try:
+        await asyncio.wait([stop, web], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+        for t in runs:
+            t.cancel()
+        await asyncio.gather(*runs, return_exceptions=True)
+        server.should_exit = True  # uvicorn's own shutdown: the lifespan ends cleanly
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(web, 10)
+        tmp.cleanup()
+        if broker is not None:
+            broker.close()
+    return 0
+
+
+async def _table_loop(
+    table: str, index: int, args: argparse.Namespace, bus_url: str | None, bus: Bus, tmp: Path
+) -> None:
+    """Sessions of simulated hands, one after the other; a rig that fails starts again."""
+    _fresh(args.out, table)
+    link = tmp / table
+    link.mkdir()
+    session = 0
+    while True:
+        seed = args.seed + 100 * index + session
+        session += 1
+        demo = DemoTable(table, bus_url, bus, args.out, link)
+        demo.announce = session == 1
+        try:
+            for rec in await demo.play(_hands(args, seed), f"S{session}"):
+                state = "agrees with" if rec.agree() else "differs from"
+                print(f"{table}: hand {rec.media.hand + 1} {state} the simulation", flush=True)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a session that failed: the table goes on with the next
+            print(f"{table}: session {session} failed: {exc}", file=sys.stderr, flush=True)
+            await asyncio.sleep(1.0)
+
+
+async def _table_process(table: str, index: int, args: argparse.Namespace, bus_url: str) -> None:
+    """With ``--mqtt`` each table's rig is a process of its own, as on a venue's rig PC: one
+    session each, started again when it dies (SIGKILL, a crash), resuming from its log."""
+    session, resume = 1, False
+    while True:
+        argv = [sys.executable, "-m", "rig.cli", "demo", "--only-table", table]
+        argv += ["--index", str(index), "--bus", bus_url, "--session", str(session)]
+        argv += ["--out", str(args.out), "--cache", str(args.cache)]
+        argv += ["--seed", str(args.seed), "--speed", str(args.speed)]
+        proc = await asyncio.create_subprocess_exec(  # its own session: Ctrl-C is ours to pass
+            *argv, *(["--resume"] if resume else []), start_new_session=True
+        )
+        try:
+            code = await proc.wait()
+        except asyncio.CancelledError:
+            if proc.returncode is None:
+                proc.terminate()
+                try:
+                    await asyncio.wait_for(proc.wait(), 30)
+                except TimeoutError:
+                    proc.kill()
+                    await proc.wait()
+            raise
+        if code == 0:
+            session, resume = session + 1, False
+            continue
+        print(f"{table}: its rig stopped ({code}); starting it again", file=sys.stderr, flush=True)
+        resume = True
+        await asyncio.sleep(0.5)
+
+
+async def one_table(args: argparse.Namespace, drop: tuple[float, float] | None) -> int:
+    """One table's session in this process (``--only-table``): 0 when it was played out."""
+    table = args.only_table
+    if not args.resume and args.session == 1:
+        _fresh(args.out, table)
+    seed = args.seed + 100 * args.index + args.session - 1
+    with tempfile.TemporaryDirectory() as tmp:
+        demo = DemoTable(table, args.bus, MemoryBus(), args.out, Path(tmp))
+        demo.announce = True
+        for rec in await demo.play(_hands(args, seed), f"S{args.session}"):
+            state = "agrees with" if rec.agree() else "differs from"
+            print(f"{table}: hand {rec.media.hand + 1} {state} the simulation", flush=True)
+    return 0
+
+
+async def _hands(args: argparse.Namespace, seed: int) -> AsyncIterator[HandMedia]:
+    """The session's hands, each made (or found in the cache) while the one before plays."""
+    nxt = asyncio.create_task(asyncio.to_thread(hand_media, args.cache, seed, 0, args.speed))
+    for hand in range(HANDS):
+        media = await nxt
+        if hand + 1 < HANDS:
+            nxt = asyncio.create_task(
+                asyncio.to_thread(hand_media, args.cache, seed, hand + 1, args.speed)
+            )
+        yield media
+
+
+def _demo_user(data: Path) -> str:
+    """The dashboard's database, migrated, with the demo head referee (a new password each run)."""
+    from sqlalchemy import delete
+
+    from dashboard.auth import add_user
+    from dashboard.db import make_engine, session_factory
+    from dashboard.db.migrate import upgrade
+    from dashboard.db.models import User
+
+    data.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(f"sqlite:///{data / 'dashboard.sqlite'}")
+    upgrade(engine)
+    factory = session_factory(engine)
+    with factory() as db:
+        db.execute(delete(User).where(User.name == DEMO_USER))
+        db.commit()
+    password = secrets.token_urlsafe(9)
+    add_user(factory, DEMO_USER, "head_referee", password, time.time())
+    engine.dispose()
+    return password

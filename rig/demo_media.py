@@ -1,0 +1,185 @@
+"""What the demo's simulated tables are made of: a simulated hand, its overhead video and its
+table audio, made once and kept in a cache folder keyed by the seed and this module's version.
+
+- The hands: a session of ``referee.game.sim.Simulator`` (WMC), its times divided by
+  ``speed``, cut into hands (:func:`split_hands`).
+- The video: ``vision.synth`` from that log, at settings the camera pipeline reads reliably
+  (:data:`RENDER`: 1280×720, 5 frames/s, the camera straight over the table ("top"), the
+  "text" tile faces, no arm held over a river, the renderer's even light), written lossless
+  (FFV1 in AVI).
+- The audio: four microphones (voice/scene.py) with every tile clack and the spoken calls,
+  synthesized with espeak-ng, at the times of the hand; the first claim is left unspoken (an
+  irregularity the core reports: WMC-5.2, with a penalty proposal).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.events import Event
+from referee.game.sim import Simulator
+from vision.synth.video import RenderSpec, frames
+from voice.audio_io import SR, write_wav
+from voice.scene import SEAT_INDEX, Scene, tile_clack
+from voice.verify import claims_from_events
+
+VERSION = "4"  # bump when the media change: the cache key
+RENDER = RenderSpec(1280, 720, fps=5.0, style="text", pose="top", hovers=0)
+FOURCC = "FFV1"  # lossless: about 170 MB a hand in the cache
+LEAD_S = 3.0  # audio before the video starts (the deal)
+FILM_AFTER_DEAL_S = 0.5  # the video starts this long after the deal (the renderer's default)
+WORDS = {"chow": "chi1", "pung": "peng4", "kong": "gang4", "win": "hu2", "selfdraw": "hu2"}
+ACTIONS = ("draw", "replacement_draw", "discard", "chow", "pung", "kong", "win")
+
+
+HANDS = 4  # a simulated session of the demo: one round (the smoke plays its first hand)
+SETUP = ("session_started", "seat_draw", "wall_built")  # the referee's entries before a deal
+
+
+@dataclass(frozen=True)
+class HandMedia:
+    seed: int
+    hand: int
+    before: list[Event]  # the session's events before this hand (the truth so far)
+    events: list[Event]  # this hand's (from its seating or wall to its last action)
+    video: Path
+    audio: Path
+    unspoken: tuple[str, ...]  # the claims (seat kind) left unspoken
+
+    @property
+    def deal(self) -> int:
+        return next(i for i, e in enumerate(self.events) if e.type == "deal")
+
+
+def simulate(seed: int, speed: float = 1.0) -> list[Event]:
+    events = list(Simulator(seed=seed).run(HANDS))
+    return [e.model_copy(update={"ts": round(e.ts / speed, 3)}) for e in events]
+
+
+def split_hands(events: list[Event]) -> list[list[Event]]:
+    """The session by hand: a hand starts with the setup that follows the last one's play."""
+    hands: list[list[Event]] = [[]]
+    played = False
+    for e in events:
+        if e.type in SETUP and played:
+            hands.append([])
+            played = False
+        played = played or e.type in ACTIONS
+        hands[-1].append(e)
+    return hands
+
+
+def hand_media(cache: Path, seed: int, hand: int = 0, speed: float = 1.0) -> HandMedia:
+    """Hand ``hand`` of the session ``seed``: made now unless the cache has it (each file
+    written whole, then renamed, so an interrupted run leaves no half file)."""
+    folder = cache / f"v{VERSION}-seed{seed}-hand{hand}-x{speed:g}"
+    folder.mkdir(parents=True, exist_ok=True)
+    session = simulate(seed, speed)
+    hands = split_hands(session)
+    if not 0 <= hand < len(hands):
+        raise ValueError(f"hand {hand}: the session of seed {seed} has {len(hands)} hands")
+    events = hands[hand]
+    before = [e for h in hands[:hand] for e in h]
+    video, audio, meta = folder / "video.avi", folder / "audio.wav", folder / "meta.json"
+    if not video.exists():
+        part = folder / f"video.{os.getpid()}.avi"
+        deal = next(e.ts for e in events if e.type == "deal")
+        start, end = deal + FILM_AFTER_DEAL_S, events[-1].ts + 2.0
+        spec = {**RENDER.__dict__, "seed": seed + hand, "start": start, "end": end}
+        render([*before, *events], part, RenderSpec(**spec))  # the session up to this hand
+        part.replace(video)
+    if not audio.exists() or not meta.exists():
+        unspoken = table_audio(events, audio, seed + hand)
+        meta.write_text(json.dumps({"unspoken": unspoken}), encoding="utf-8")
+    said = tuple(str(c) for c in json.loads(meta.read_text(encoding="utf-8"))["unspoken"])
+    return HandMedia(seed, hand, before, events, video, audio, said)
+
+
+def _writer(path: Path, fps: float, size: tuple[int, int]) -> cv2.VideoWriter:
+    """Lossless (FFV1): OpenCV's mp4v and Motion JPEG artefacts cost the recognizer tiles (a
+    meld tile "not read surely", then every later discard out of turn); a venue's camera
+    streams H.264 at a far higher bit rate than those writers give."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*FOURCC), fps, size)
+    if not writer.isOpened():
+        raise OSError(f"{path}: OpenCV cannot write a video there")
+    return writer
+
+
+class Stopped(RuntimeError):
+    """The demo is stopping: a render in progress gives up (its partial file is removed)."""
+
+
+STOP = threading.Event()
+
+
+def render(events: list[Event], out: Path, spec: RenderSpec) -> int:
+    writer = _writer(out, spec.fps, (spec.width, spec.height))
+    n = 0
+    try:
+        for frame, _ in frames(events, spec):
+            if STOP.is_set():
+                out.unlink(missing_ok=True)
+                raise Stopped(f"{out}: not rendered, the demo is stopping")
+            writer.write(cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
+            n += 1
+    finally:
+        writer.release()
+    return n
+
+
+def table_audio(events: list[Event], out: Path, seed: int) -> list[str]:
+    """Four microphones of the hand, audio time 0 = ``LEAD_S`` before the video's first frame."""
+    from voice import synth
+
+    deal_ts = next(e.ts for e in events if e.type == "deal")
+    shift = LEAD_S - deal_ts - FILM_AFTER_DEAL_S
+    timed = [e.model_copy(update={"ts": round(e.ts + shift, 3)}) for e in events]
+    timed = [e for e in timed if e.ts >= LEAD_S]
+    rng = np.random.default_rng(seed)
+    scene = Scene(timed[-1].ts + 4.0, rng)
+    for e in timed:
+        seat = getattr(e.payload, "seat", None)
+        if e.type in ("discard", "draw", "replacement_draw") and seat is not None:
+            scene.add(int(seat), tile_clack(rng), e.ts, -28 + float(rng.uniform(-3, 3)))
+    voices = [synth.Voice("espeak", v, 1.0, 50) for v in ("m3", "f2", "m1", "f4")]
+    unspoken: list[str] = []
+    for n, claim in enumerate(claims_from_events(timed)):
+        if n == 0 and claim.kind in ("chow", "pung", "kong"):
+            unspoken.append(f"{claim.seat} {claim.kind}")
+            continue
+        s = SEAT_INDEX[claim.seat]
+        word = synth.espeak(WORDS[claim.kind], "cmn-latn-pinyin", voices[s])
+        room = claim.t_exposed - claim.t_discard
+        on = claim.t_discard + max(0.1, min(0.4, room - len(word) / SR - 0.2))
+        scene.add(s, word, on, -14.0)
+    part = out.with_name(f"audio.{os.getpid()}.wav")
+    write_wav(part, scene.render())
+    part.replace(out)
+    return unspoken
+
+
+def drop_frames(video: Path, out: Path, start: float, end: float) -> Path:
+    """A copy of ``video`` without its frames from ``start`` to ``end`` s (a camera stream that
+    lost them): to show that a broken pipeline does not agree with the truth."""
+    cap = cv2.VideoCapture(str(video))
+    fps = cap.get(cv2.CAP_PROP_FPS) or RENDER.fps
+    size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    writer = _writer(out, fps, size)
+    n = 0
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        if not start <= n / fps < end:
+            writer.write(frame)
+        n += 1
+    cap.release()
+    writer.release()
+    return out
