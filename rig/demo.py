@@ -53,6 +53,7 @@ from rig.runtime import Rig
 DEMO_USER = "demo"
 HAND_LIMIT_S = 90.0  # past the hand's simulated end: the pipelines are stuck
 SEED = 73  # the first hand (a chow, a win on a discard); the next hands count up from here
+GIVE_UP_AFTER = 3  # failed sessions in a row after which a table stops (and says so)
 
 
 def register(subparsers: Any) -> None:
@@ -69,7 +70,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--mqtt", action="store_true", help="go through a local mosquitto")
     p.add_argument("--smoke", action="store_true", help="one hand, headless, check, JSON line")
     p.add_argument("--port", type=int_in(1, 65535), help="dashboard port (default 8080 if free)")
-    p.add_argument("--seed", type=int, default=SEED, help="the first hand's seed")
+    p.add_argument("--seed", type=int_in(0, 2**31), default=SEED, help="the first hand's seed")
     p.add_argument("--cache", type=Path, default=Path("build/demo-cache"), help="media cache")
     p.add_argument("--out", type=Path, default=Path("build/demo"), help="logs, dashboard data")
     p.add_argument(
@@ -86,15 +87,18 @@ def register(subparsers: Any) -> None:
     p.set_defaults(handler=main)
 
 
-def free_port(preferred: int | None = None) -> int:
-    if preferred is not None:
-        with socket.socket() as s, contextlib.suppress(OSError):
-            s.bind(("127.0.0.1", preferred))
-            return preferred
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+def dashboard_socket(port: int | None) -> socket.socket:
+    """The dashboard's listening socket, bound here and handed to uvicorn (no other program can
+    take the port between a check and the bind): ``port``, else 8080 when free, else any."""
+    for candidate in [port] if port else [8080, 0]:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", candidate))
+            return sock
+        except OSError:
+            sock.close()
+    raise OSError(f"--port {port}: the port is taken; expected a free port")
 
 
 @dataclass
@@ -290,6 +294,12 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if not (args.smoke or args.only_table):
+        try:
+            args.listen = dashboard_socket(args.port)
+        except OSError as exc:
+            print(f"mjref demo: {exc}", file=sys.stderr)
+            return 2
     loop = asyncio.new_event_loop()
     stop: Callable[[], object]
     if args.smoke or args.only_table:
@@ -386,7 +396,8 @@ async def serve(args: argparse.Namespace, stopping: asyncio.Event) -> int:
 
         broker = LocalBroker().start()
         bus_url = broker.url
-    port = args.port or free_port(8080)
+    sock: socket.socket = args.listen
+    port = sock.getsockname()[1]
     data = args.out / "dashboard"
     password = _demo_user(data)
     given: dict[str, Any] = {"data": data, "port": port, "mqtt": bus_url}
@@ -395,7 +406,7 @@ async def serve(args: argparse.Namespace, stopping: asyncio.Event) -> int:
     app = create_app(settings, bus=None if args.mqtt else bus)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
-    web = asyncio.create_task(server.serve(), name="dashboard")
+    web = asyncio.create_task(server.serve(sockets=[sock]), name="dashboard")
     tables = [f"T{i + 1}" for i in range(args.tables)]
     print(f"dashboard: http://127.0.0.1:{port}/   login: {DEMO_USER} / {password}", flush=True)
     print(
@@ -436,8 +447,8 @@ async def _table_loop(
     _fresh(args.out, table)
     link = tmp / table
     link.mkdir()
-    session = 0
-    while True:
+    session = failed = 0
+    while failed < GIVE_UP_AFTER:
         seed = args.seed + 100 * index + session
         session += 1
         demo = DemoTable(table, bus_url, bus, args.out, link)
@@ -446,11 +457,14 @@ async def _table_loop(
             for rec in await demo.play(_hands(args, seed), f"S{session}"):
                 state = "agrees with" if rec.agree() else "differs from"
                 print(f"{table}: hand {rec.media.hand + 1} {state} the simulation", flush=True)
+            failed = 0
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a session that failed: the table goes on with the next
+            failed += 1
             print(f"{table}: session {session} failed: {exc}", file=sys.stderr, flush=True)
             await asyncio.sleep(1.0)
+    print(f"{table}: stopped after {failed} failed sessions in a row", file=sys.stderr, flush=True)
 
 
 async def _table_process(table: str, index: int, args: argparse.Namespace, bus_url: str) -> None:
@@ -513,9 +527,10 @@ async def _hands(args: argparse.Namespace, seed: int) -> AsyncIterator[HandMedia
 
 def _demo_user(data: Path) -> str:
     """The dashboard's database, migrated, with the demo head referee (a new password each run)."""
-    from sqlalchemy import delete
+    from sqlalchemy import select, update
+    from sqlalchemy.exc import IntegrityError
 
-    from dashboard.auth import add_user
+    from dashboard.auth import add_user, hash_password
     from dashboard.db import make_engine, session_factory
     from dashboard.db.migrate import upgrade
     from dashboard.db.models import User
@@ -524,10 +539,22 @@ def _demo_user(data: Path) -> str:
     engine = make_engine(f"sqlite:///{data / 'dashboard.sqlite'}")
     upgrade(engine)
     factory = session_factory(engine)
-    with factory() as db:
-        db.execute(delete(User).where(User.name == DEMO_USER))
-        db.commit()
     password = secrets.token_urlsafe(9)
-    add_user(factory, DEMO_USER, "head_referee", password, time.time())
+    with factory() as db:  # an earlier run's demo user gets the new password
+        user = db.scalar(select(User).where(User.name == DEMO_USER))
+        if user is not None:
+            user.password_hash = hash_password(password)
+            db.commit()
+    if user is None:
+        try:
+            add_user(factory, DEMO_USER, "head_referee", password, time.time())
+        except IntegrityError:  # another demo in this folder made it just now
+            with factory() as db:
+                db.execute(
+                    update(User)
+                    .where(User.name == DEMO_USER)
+                    .values(password_hash=hash_password(password))
+                )
+                db.commit()
     engine.dispose()
     return password

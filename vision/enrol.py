@@ -103,6 +103,13 @@ def read_labels(path: Path) -> list[tuple[str, list[dict[str, Any]] | None, str]
         image = image if image.is_absolute() else path.parent / image
         tiles = row.get("tiles")
         out.append((str(image), tiles if isinstance(tiles, list) else None, where))
+    if problems and not out:  # no line is a label: the wrong file, said once
+        raise EnrolError(
+            [
+                f"{path}: not a labels file ({problems[0].removeprefix(f'{path}:')}); expected "
+                'one {"image": …, "tiles": […]} line per photo (`mjref tiles detect --json`)'
+            ]
+        )
     if problems:
         raise EnrolError(problems)
     return out

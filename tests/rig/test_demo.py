@@ -154,3 +154,44 @@ def test_a_rig_killed_mid_hand_restarts_and_nothing_is_lost(
         code, err = demo.stop()
     assert code == 0, err
     assert "starting it again" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--tables", "0"), "--tables"),
+        (("--tables", "17"), "--tables"),
+        (("--seed", "-1"), "--seed"),
+        (("--speed", "0"), "--speed"),
+        (("--port", "70000"), "--port"),
+        (("--drop-frames", "soon"), "--drop-frames"),
+        (("--out", "/proc/version/demo"), "expected a folder it can write"),
+    ],
+)
+def test_bad_demo_arguments_are_refused_in_one_line(
+    args: tuple[str, ...], says: str, tmp_path: Path
+) -> None:
+    argv = [*MJREF, "demo", "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out")]
+    run = subprocess.run([*argv, *args], capture_output=True, text=True, timeout=120, check=False)
+    said = [line for line in run.stderr.splitlines() if line.strip()]
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert says in said[-1]
+
+
+def test_a_taken_dashboard_port_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        argv = [*MJREF, "demo", "--port", port, "--out", str(tmp_path / "out")]
+        run = subprocess.run(
+            [*argv, "--cache", str(tmp_path / "c")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert f"--port {port}: the port is taken" in run.stderr and "dashboard:" not in run.stdout
