@@ -13,7 +13,6 @@ right of the hand).
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -95,7 +94,6 @@ SLOT_COUNTS = {
 }
 
 
-@functools.cache
 def slot(seat: str, zone: str, index: int) -> Slot:
     x, y, w, h = _local(zone, index)
     return _slot(seat, zone, index, x, y, w, h)
