@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,7 @@ def one_game(seed: int, seconds: float, recognizer: TileRecognizer) -> dict[str,
     figures["slots_right"] = result.slots_right
     figures["actions"] = len(actions)
     figures["illegal_recorded"] = sum(a.rejected for a in fusion.table.state.alerts)
+    figures["errors"] = dict(result.errors)
     return figures
 
 
@@ -130,6 +132,9 @@ def run_memory_mb(width: int, height: int, seed: int = FIRST_SEED) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=20)
+    parser.add_argument(
+        "--first-seed", type=int, default=FIRST_SEED, help="tune on others than the test's"
+    )
     parser.add_argument("--seconds", type=float, default=0.0)
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument("--json", action="store_true")
@@ -137,7 +142,7 @@ def main() -> int:
     recognizer = TileRecognizer(threads=1)
     games = []
     for k in range(args.games):
-        games.append(one_game(FIRST_SEED + k, args.seconds, recognizer))
+        games.append(one_game(args.first_seed + k, args.seconds, recognizer))
         if not args.json:
             g = games[-1]
             print(
@@ -158,6 +163,10 @@ def main() -> int:
         out["latency_median_s"] = statistics.median(g["latency_median_s"] for g in games)
         out["alerts"] = sum(g["alerts"] for g in games)
         out["illegal_recorded"] = sum(g["illegal_recorded"] for g in games)
+        errors: Counter[str] = Counter()
+        for g in games:
+            errors.update(g["errors"])
+        out["slot_errors"] = dict(errors.most_common())  # wrong settled slots: zone and why
     if not args.no_speed:
         out["1080p"] = speed(1920, 1080, recognizer)
         out["4k"] = speed(3840, 2160, recognizer)

@@ -121,6 +121,7 @@ class Fusion:
     on_event: Callable[[Event], None] | None = None
     pending: list[_Pending] = field(default_factory=list)
     wall_counts: dict[Wind, int] = field(default_factory=dict)
+    wall_seen: tuple[ZoneSeen, str] | None = None  # the wall observation behind wall_changed
     action_ts: float = float("-inf")  # the latest game action recorded
     now: float = float("-inf")  # the latest observation's time
     melds_used: dict[tuple[Wind, int], tuple[int, ...]] = field(default_factory=dict)
@@ -140,6 +141,7 @@ class Fusion:
                 self.wall_counts[obs.seat] = obs.count
                 if was is not None and obs.count <= was:  # a tile taken: a draw's time
                     self.wall_changed = obs.ts
+                    self.wall_seen = (obs, cite)
                     self._retry()
             return
         if obs.zone == "river":
@@ -171,6 +173,15 @@ class Fusion:
         """The input ended (or paused): actions still waiting for a legal order are alerts."""
         self.now = max(self.now, ts + DRAW_UNSEEN_S)
         self._retry()
+        hand = self.table.state.hand
+        recent = self.wall_changed is not None and self.wall_changed > self.action_ts
+        if hand is not None and recent and self.wall_seen is not None and not self.pending:
+            # the wall shrank on a seat's turn after the last action, and the input ended
+            # before its discard: that seat drew (the rules name it)
+            turn = hand.turn
+            obs, cite = self.wall_seen
+            if self._draw_before(turn):
+                self._attempt(lambda: self._draw_before(turn), obs, cite, 1.0)
         self._expire(ts + PENDING_S + 1.0)
 
     # ---- actions -----------------------------------------------------------------------------

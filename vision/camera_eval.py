@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ class RunResult:
     slots_seen: int = 0
     hidden_changed: int = 0
     states: list[dict[str, str]] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)  # wrong slots by "zone missing|..."
 
 
 def engine_from(setup: Iterable[Event]) -> tuple[Table, int]:
@@ -76,11 +78,26 @@ def run_frames(
             if key in hidden:
                 continue
             result.slots_seen += 1
-            result.slots_right += tiles.get(key) == got.get(key)
+            want, have = tiles.get(key), got.get(key)
+            if want == have:
+                result.slots_right += 1
+            else:
+                result.errors[f"{key.split('/')[1]} {_error_kind(want, have)}"] += 1
     result.seconds = time.perf_counter() - start
     if last_t is not None:
         fusion.flush(last_t)  # the end of the input: what waits for a legal order is an alert
     return result
+
+
+def _error_kind(want: str | None, have: str | None) -> str:
+    """Why a slot is wrong: a tile not seen, one seen where none lies, or the wrong reading."""
+    if have is None:
+        return "missing"
+    if want is None:
+        return "junk"
+    if want.rstrip("^") == have.rstrip("^"):
+        return "sideways"
+    return "back-vs-face" if "back" in (want, have) else "confused"
 
 
 def read_truth(

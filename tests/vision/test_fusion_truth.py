@@ -109,3 +109,19 @@ def test_events_of_other_sources_are_followed_and_the_seq_continues() -> None:
     fusion.observe(ZoneSeen(first.ts + 1, Wind.E, "river", (SlotSeen(0, first.payload.tile),)))
     assert [e.seq for e in fusion.events] == [deal + 1, deal + 2]
     assert fusion.events[-1].type == "discard"
+
+
+def test_a_wall_that_shrank_on_a_seat_s_turn_before_the_input_ended_is_its_draw() -> None:
+    fusion = _setup()
+    events = game()
+    deal_ts = next(e.ts for e in events if e.type == "deal")
+    draw = next(e for e in events if e.type == "draw")
+    end = draw.ts + 0.8  # the wall seen shrinking (0.7 s after), the discard not yet
+    for obs in observations():
+        if deal_ts + 0.6 < obs.ts <= end:
+            fusion.observe(obs)
+    before = [action_key(e) for e in fusion.events if e.type == "draw"]
+    fusion.flush(end)
+    got = [action_key(e) for e in fusion.events if e.type == "draw"]
+    assert got == [*before, action_key(draw)]
+    assert fusion.alerts == []

@@ -50,3 +50,27 @@ def test_committed_fixtures_are_what_the_renderer_makes(tmp_path: Path) -> None:
     for name in ("hand_row", "turned_row", "mixed"):
         ours = json.loads((tmp_path / f"{name}.json").read_text())
         assert ours == json.loads((committed / f"{name}.json").read_text())
+
+
+def test_the_last_roll_s_dice_lie_in_the_middle_of_the_rendered_table() -> None:
+    from referee.game.sim import Simulator
+    from vision.synth.table_state import replay_layouts
+    from vision.synth.video import DICE_AT, POSES, RenderSpec, TableRenderer, frames
+    from vision.zones import to_pixel
+
+    events = list(Simulator(seed=3).run(1))
+    rolls = [e.payload.dice for e in events if e.type == "dice_rolled"]
+    deal = next(e.ts for e in events if e.type == "deal")
+    spec = RenderSpec(640, 360, fps=2, seed=3, hovers=0, end=deal + 1.0)
+    lines = [line for _, line in frames(events, spec)]
+    assert lines and all(line["dice"] == list(rolls[-1]) for line in lines)
+    # on the plane, each die's top is white with its pips: the felt there is covered
+    layout = replay_layouts(events)[-1][2]
+    renderer = TableRenderer(640, 360, POSES["top"], seed=3)
+    plane = renderer.draw_layout(layout)
+    bare = renderer.draw_layout(type(layout)(layout.tiles, layout.wall, layout.standing))
+    r = round(12 * renderer.scale)
+    for x, y in DICE_AT:
+        u, v = (round(c) for c in to_pixel(x, y, renderer.scale))
+        die, felt = plane[v - r : v + r, u - r : u + r], bare[v - r : v + r, u - r : u + r]
+        assert (die.min(2) > 200).mean() > 0.3 and (felt.min(2) > 200).mean() == 0

@@ -4,7 +4,8 @@ The log is replayed through the referee engine, and after each event the hand's 
 out in the slots of vision/zones: river tiles in rows of 6, melds with the claimed tile sideways
 (left, middle or right cell for a tile from the left, opposite or right player), concealed kongs
 with the outer two face down, penalty tiles face up, wall stacks as they stand, the standing hand
-as a count, and at a win the winner's hand laid down face up.
+as a count, the last roll's two dice in the middle, and at a win the winner's hand laid down
+face up.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Layout:
     tiles: dict[str, Placed] = field(default_factory=dict)
     wall: dict[str, int] = field(default_factory=dict)  # SEAT/wall/i → 0, 1 or 2 tiles
     standing: dict[str, int] = field(default_factory=dict)  # seat → tiles standing
+    dice: tuple[int, int] | None = None  # the last roll, lying in the middle of the table
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,13 @@ def replay_layouts(events: Iterable[Event]) -> list[tuple[float, Action | None, 
     table = Table()
     out: list[tuple[float, Action | None, Layout]] = []
     winner: str | None = None
+    dice: tuple[int, int] | None = None
     for event in events:
         if event.type == "wall_built":
-            winner = None
+            winner, dice = None, None
         table.apply(event)
+        if event.type == "dice_rolled":
+            dice = tuple(event.payload.dice)  # type: ignore[attr-defined]
         payload = event.payload
         seat = getattr(payload, "seat", None)
         seat_name = seat.name if seat is not None and hasattr(seat, "name") else seat
@@ -116,7 +121,9 @@ def replay_layouts(events: Iterable[Event]) -> list[tuple[float, Action | None, 
                 melds = hand.seats["ESWN".index(seat_name)].melds
                 tile = melds[-1].claimed_tile if melds else None
             action = Action(event.ts, event.type, seat_name, _name(tile))
-        out.append((event.ts, action, layout_of(table.state.hand, winner)))
+        layout = layout_of(table.state.hand, winner)
+        layout.dice = dice
+        out.append((event.ts, action, layout))
     return out
 
 

@@ -2,13 +2,15 @@
 
 The table plane is drawn in millimetres (felt, the four ArUco markers of hardware/markers.md,
 every tile of the layout from vision/synth/table_state with its thickness as a side band
-towards the camera's far side), players' arms and their shadows reach for each action (and some
-hover), then a pinhole camera (height, tilt, yaw, offset) sees the plane through a homography,
-with a slowly changing uneven light, barrel distortion and sensor noise.
+towards the camera's far side, the dice of the last roll in the middle), players' arms and
+their shadows reach for each action (and some hover), then a pinhole camera (height, tilt, yaw,
+offset) sees the plane through a homography, with a slowly changing uneven light, barrel
+distortion and sensor noise.
 
 Truth (JSON lines): a ``header`` (size, fps, pose, style, the table→image homography), one
 ``frame`` line per frame (time, every lying tile's slot and name, which slots an arm hides, wall
-stacks standing per seat) and one ``action`` line per physical action with its time.
+stacks standing per seat, the dice showing) and one ``action`` line per physical action with its
+time.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from vision.zones import (
 MARKER_WHITE_MM = 80.0
 FELTS = ((38, 105, 62), (30, 76, 118), (112, 40, 42), (62, 62, 72), (24, 60, 40))
 STYLES = ("glyph", "text")  # tile faces; "text" is kept out of tuning (the held-out style)
+DIE_MM = 16.0
+DICE_AT = ((-14.0, 10.0), (15.0, -8.0))  # the middle of the table, inside the four rivers
 REACH_S, LEAVE_S = 0.8, 0.6  # an arm arrives this long before an action and leaves after it
 
 
@@ -203,6 +207,8 @@ class TableRenderer:
             s = _slot_of(key)
             face = self.faces.face(_class(placed), hash(key) & 7)
             self._put(img, s.x, s.y, _turn(face, s.angle + (90 if placed.sideways else 0)), TILE_T)
+        for value, (x, y) in zip(layout.dice or (), DICE_AT, strict=False):
+            self._put(img, x, y, _die_face(value, self.scale), DIE_MM)
         return img
 
     # ---- the camera --------------------------------------------------------------------------
@@ -250,6 +256,26 @@ def _standing_top(scale: float, back: np.ndarray) -> np.ndarray:
     top[: d // 2] = back
     top[d // 2 :] = (230, 225, 205)
     return top
+
+
+def _die_face(value: int, scale: float) -> np.ndarray:
+    """The top of a die showing ``value``: white, its pips black (the one and the four red)."""
+    side = round(DIE_MM * scale)
+    face = np.full((side, side, 3), 240.0, np.float32)
+    pips = {
+        1: [(0, 0)],
+        2: [(-1, -1), (1, 1)],
+        3: [(-1, -1), (0, 0), (1, 1)],
+        4: [(-1, -1), (-1, 1), (1, -1), (1, 1)],
+        5: [(-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)],
+        6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
+    }[value]
+    colour = (200.0, 30.0, 40.0) if value in (1, 4) else (20.0, 20.0, 20.0)
+    radius = max(1, round((3.0 if value == 1 else 1.6) * scale))
+    for dx, dy in pips:
+        centre = (round(side / 2 + dx * side * 0.28), round(side / 2 + dy * side * 0.28))
+        cv2.circle(face, centre, radius, colour, -1)
+    return face
 
 
 def _class(placed: Placed) -> int:
@@ -428,6 +454,7 @@ def _truth_frame(
         "tiles": {k: p.tile + ("^" if p.sideways else "") for k, p in sorted(layout.tiles.items())},
         "hidden": hidden,
         "walls": walls,
+        "dice": list(layout.dice) if layout.dice else None,
     }
 
 
