@@ -4,33 +4,17 @@ alert with a penalty proposal, and a referee's confirmation is logged by the tab
 
 from __future__ import annotations
 
-import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_kit import browser  # noqa: F401  (the one Chromium fixture)
 from demokit import Demo
 
 from referee.store import EventStore
 
 pytestmark = pytest.mark.slow
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    if CHROMIUM is None:
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def _decisions(log: Path) -> list[Any]:
@@ -41,7 +25,9 @@ def _decisions(log: Path) -> list[Any]:
 
 
 def test_a_referee_confirms_a_penalty_on_the_demo_dashboard(
-    browser: Any, demo_cache: Path, tmp_path: Path
+    browser: Any,  # noqa: F811  (the fixture)
+    demo_cache: Path,
+    tmp_path: Path,
 ) -> None:
     demo = Demo(demo_cache, tmp_path, "--tables", "1")
     try:
