@@ -341,6 +341,7 @@ class VoiceInput(Input):
         chairs: Chairs | None = None,
     ) -> None:
         self.argv = argv + (["--verify"] if verify else [])
+        self.verify = verify
         self.chairs = chairs or Chairs()  # none followed: each seat wind at its own chair
         self.silent_after = silent_after
         self.heard_until = heard_until  # calls up to this audio time were logged (a restart)
@@ -492,7 +493,15 @@ class VoiceInput(Input):
         if call.seat is not None:
             at = t0 + call.t_start
             call = call.model_copy(update={"seat": self.chairs.seat(call.seat, at)})
-        return Draft(call_payload(call), Source.VOICE, call.conf, call_evidence(call))
+        payload = call_payload(call)
+        if self.verify:
+            # The claim checks judge each claim against its exposure in the log; a heard call
+            # is then the record's note, not a game event racing the camera's (one logged
+            # before the draw it answers, or after the exposure it announced, reads as an
+            # empty win or a claim of nothing: WMC-11.7, WMC-5.1 — false alerts).
+            data = call.model_dump(mode="json")
+            payload = Observation(sensor="voice", kind="call_heard", data=data)
+        return Draft(payload, Source.VOICE, call.conf, call_evidence(call))
 
     def _conduct(self, e: dict[str, Any], t0: float) -> Draft:
         seat = e.get("seat") and self.chairs.seat(e["seat"], t0 + e["t_start"])
