@@ -19,7 +19,8 @@ for each finished file (kind ``video`` or ``still``), on the session clock like 
 prints, and an action also cites ``still:T``, the still of the change it was read from. Frames
 up to ``--record-after`` (what the ring already holds, after a restart) are not recorded again.
 
-Time is the rig's session clock: ``--now`` is its reading at start. A file's first frame is at
+Time is the rig's session clock: ``--now`` is its reading at start (``--now-at``: the wall
+time of that reading, so that the worker's start-up is not lost). A file's first frame is at
 the deal's time (the video starts at the deal); after a restart mid-hand, its frames up to the
 last one the log's camera actions cite are read to learn the table as it lies, without actions.
 A live source's frames are stamped on arrival.
@@ -119,10 +120,13 @@ def _paced(
 
 
 class RigClock:
-    """The rig's session clock, read here: ``now`` at start, running ``speed`` times real time."""
+    """The rig's session clock, read here: ``now`` when the rig started the worker (at wall
+    time ``at``: the worker's start-up and its models' loading are not lost), running
+    ``speed`` times real time."""
 
-    def __init__(self, now: float, speed: float) -> None:
-        self.t0, self.m0, self.speed = now, time.monotonic(), speed
+    def __init__(self, now: float, speed: float, at: float | None = None) -> None:
+        late = 0.0 if at is None else max(0.0, time.time() - at) * speed
+        self.t0, self.m0, self.speed = now + late, time.monotonic(), speed
 
     def __call__(self) -> float:
         return self.t0 + (time.monotonic() - self.m0) * self.speed
@@ -186,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _watch(args: argparse.Namespace, reader: TableReader, tee: CameraTee | None) -> int:
-    clock = RigClock(args.now, args.speed)
+    clock = RigClock(args.now, args.speed, args.now_at)
     live_source = args.source.isdigit() or "://" in args.source
     follower = Follower()
     actions: list[Event] = []
@@ -265,6 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rig.camera_worker")
     parser.add_argument("--source", required=True, help="video file, camera index or rtsp:// URL")
     parser.add_argument("--now", type=float, default=0.0, help="the rig's session clock now")
+    parser.add_argument("--now-at", type=float, help="the wall time (epoch s) --now was read at")
     parser.add_argument("--realtime", action="store_true", help="a file at the pace of its frames")
     parser.add_argument("--speed", type=float, default=1.0, help="the rig's clock runs this fast")
     parser.add_argument("--calibration", type=Path)

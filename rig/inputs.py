@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -308,6 +309,8 @@ class CameraInput(Input):
             *record,
             "--now",
             f"{self.clock.now():.3f}",
+            "--now-at",
+            f"{time.time():.3f}",
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -361,7 +364,8 @@ class CameraInput(Input):
                 proc.stdin.close()
                 async with asyncio.timeout(WIND_DOWN_S):
                     async for raw in proc.stdout:
-                        self._line(raw, sink)
+                        if b'"segment"' in raw:  # what it saw after the stop is not logged
+                            self._line(raw, sink)
                     await proc.wait()
         except (TimeoutError, asyncio.CancelledError, OSError):
             pass  # stopped again, or too slow: the open segment is lost

@@ -19,6 +19,7 @@ from referee.evidence import clips_in
 from rig.bus.memory import MemoryBus
 from rig.cli import main
 from rig.config import RigConfig, parse
+from rig.evidence import Budget, Ring
 from rig.evidence.media import decoded_times
 from rig.inputs import Draft
 from rig.runtime import Rig
@@ -167,3 +168,36 @@ def test_the_rings_budget_drops_the_cameras_old_segments_and_rederive_says_what_
     assert f"(it keeps {kept[0][0]:.2f}-{kept[0][1]:.2f})" in line
     report = json.loads(out.out)  # what the rest of the hand gives is still compared
     assert code in (0, 1) and report["compared"] >= 6
+
+
+def test_a_rig_stopped_mid_segment_keeps_what_the_camera_recorded_of_it(
+    tmp_path: Path, clip: Path
+) -> None:
+    cfg = _config(tmp_path, clip, segment_s=60)  # no segment is finished before the stop
+    cfg = cfg.model_copy(update={"camera": cfg.camera.model_copy(update={"realtime": True})})  # type: ignore[union-attr]
+    rig = Rig(cfg, MemoryBus("local"))
+    events = list(game())
+    deal = next(i for i, e in enumerate(events) if e.type == "deal")
+
+    async def run() -> float:
+        await rig.start()
+        try:
+            for e in events[: deal + 1]:
+                rig.submit("referee", Draft(e.payload, e.source))
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 60
+            while not any(e.source == "vision" for e in rig.store.events("T5", "S1")):
+                assert loop.time() < deadline, "the camera saw no action"
+                await asyncio.sleep(0.05)  # waiting on the worker process
+            return rig.clock.now()
+        finally:
+            await rig.stop()
+
+    stopped = asyncio.run(run())
+    assert cfg.evidence is not None
+    ring = Ring(cfg.evidence.dir, Budget(), "S1")
+    try:
+        [segment] = ring.find("video", 0.0, 1e9)
+        assert segment.end >= stopped - 1.5 and decoded_times(segment.path)
+    finally:
+        ring.close()
