@@ -17,7 +17,7 @@ import numpy as np
 
 from rig.evidence.media import OnDone, VideoWriter, write_still
 
-QUEUED = 32  # frames waiting for the encoder at most (then the pipeline waits for it)
+QUEUED = 16  # frames waiting for the encoder at most (then the pipeline waits for it)
 
 
 class CameraTee:
