@@ -320,10 +320,10 @@ async def run(args: argparse.Namespace) -> int:
             " (its histogram's bucket)"
         )
         if lat:
-            print(
-                f"mean {statistics.fmean(lat):.1f} ms; goal p95 ≤ 250 ms: "
-                f"{'met' if p(0.95) <= 250 else 'NOT met'}"
-            )
+            goal = "met" if p(0.95) <= 250 else "NOT met"
+            if args.restart_broker:  # what waited out the outage is late by design
+                goal = "not judged (the broker was down 2 s: a run without --restart-broker)"
+            print(f"mean {statistics.fmean(lat):.1f} ms; goal p95 ≤ 250 ms: {goal}")
         if dash.poll() is not None:
             print(f"the dashboard exited ({dash.returncode}); its log:")
             print(dash_log.read_text(errors="replace")[-2000:])

@@ -44,7 +44,7 @@ class VoiceSection(_Section):
     file: Path | None = None  # a WAV/FLAC file played as the microphone
     device: str | None = None  # a sounddevice input (index or name); "default"
     channels: int = Field(default=1, ge=1, le=8)
-    seats: list[Seat] | None = None  # one per channel
+    seats: list[Seat] | None = None  # the chair (venue wind) each channel's microphone faces
     realtime: bool = True  # a file is heard at the pace of its samples
     threshold: float | None = Field(default=None, gt=0, lt=1)
     silent_after: float = Field(default=10.0, gt=0)

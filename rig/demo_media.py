@@ -30,7 +30,7 @@ from voice.audio_io import SR, write_wav
 from voice.scene import SEAT_INDEX, Scene, tile_clack
 from voice.verify import claims_from_events
 
-VERSION = "4"  # bump when the media change: the cache key
+VERSION = "5"  # bump when the media change: the cache key
 RENDER = RenderSpec(1280, 720, fps=5.0, style="text", pose="top", hovers=0)
 FOURCC = "FFV1"  # lossless: about 170 MB a hand in the cache
 LEAD_S = 3.0  # audio before the video starts (the deal)
@@ -96,7 +96,7 @@ def hand_media(cache: Path, seed: int, hand: int = 0, speed: float = 1.0) -> Han
         render([*before, *events], part, RenderSpec(**spec))  # the session up to this hand
         part.replace(video)
     if not audio.exists() or not meta.exists():
-        unspoken = table_audio(events, audio, seed + hand)
+        unspoken = table_audio(events, audio, seed + hand, hand)
         meta.write_text(json.dumps({"unspoken": unspoken}), encoding="utf-8")
     said = tuple(str(c) for c in json.loads(meta.read_text(encoding="utf-8"))["unspoken"])
     return HandMedia(seed, hand, before, events, video, audio, said)
@@ -134,8 +134,9 @@ def render(events: list[Event], out: Path, spec: RenderSpec) -> int:
     return n
 
 
-def table_audio(events: list[Event], out: Path, seed: int) -> list[str]:
-    """Four microphones of the hand, audio time 0 = ``LEAD_S`` before the video's first frame."""
+def table_audio(events: list[Event], out: Path, seed: int, hand: int = 0) -> list[str]:
+    """Four microphones of the hand, audio time 0 = ``LEAD_S`` before the video's first frame.
+    A microphone faces a chair; hand ``hand``'s dealer sits at chair ``hand % 4`` (WMC-2.4)."""
     from voice import synth
 
     deal_ts = next(e.ts for e in events if e.type == "deal")
@@ -147,14 +148,14 @@ def table_audio(events: list[Event], out: Path, seed: int) -> list[str]:
     for e in timed:
         seat = getattr(e.payload, "seat", None)
         if e.type in ("discard", "draw", "replacement_draw") and seat is not None:
-            scene.add(int(seat), tile_clack(rng), e.ts, -28 + float(rng.uniform(-3, 3)))
+            scene.add((hand + seat) % 4, tile_clack(rng), e.ts, -28 + float(rng.uniform(-3, 3)))
     voices = [synth.Voice("espeak", v, 1.0, 50) for v in ("m3", "f2", "m1", "f4")]
     unspoken: list[str] = []
     for n, claim in enumerate(claims_from_events(timed)):
         if n == 0 and claim.kind in ("chow", "pung", "kong"):
             unspoken.append(f"{claim.seat} {claim.kind}")
             continue
-        s = SEAT_INDEX[claim.seat]
+        s = (hand + SEAT_INDEX[claim.seat]) % 4
         word = synth.espeak(WORDS[claim.kind], "cmn-latn-pinyin", voices[s])
         room = claim.t_exposed - claim.t_discard
         on = claim.t_discard + max(0.1, min(0.4, room - len(word) / SR - 0.2))

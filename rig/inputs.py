@@ -9,6 +9,7 @@ The :class:`Supervisor` restarts a failing input with back-off and keeps its :cl
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sys
 import time
@@ -31,6 +32,7 @@ from referee.events import (
 )
 from referee.evidence import audio as audio_clip
 from referee.hands import Wind
+from rig.chairs import Chairs
 from table_io.clock import Clock
 from table_io.driver import TableDriver
 from table_io.link import Output
@@ -396,15 +398,19 @@ class VoiceInput(Input):
         clock: Clock | None = None,
         verify: bool = False,
         recording: AudioRecording | None = None,
+        chairs: Chairs | None = None,
     ) -> None:
         self.argv = argv + (["--verify"] if verify else [])
+        self.chairs = chairs or Chairs()  # none followed: each seat wind at its own chair
         self.silent_after = silent_after
         self.heard_until = heard_until  # calls up to this audio time were logged (a restart)
         self.clock = clock
         self.recording = recording
         self.audio_t0 = 0.0
         self._proc: asyncio.subprocess.Process | None = None
-        self._held: list[tuple[float, Draft]] = []  # (session time due, draft)
+        # (session time due, the draft then): made when due, as a chair's seat wind is known
+        # only once the core has the hand the sound belongs to (a file is heard ahead of play)
+        self._held: list[tuple[float, Callable[[], Draft]]] = []
         self.heard_all = False  # a file: the worker has heard all of it
 
     def _now(self) -> float:
@@ -418,16 +424,16 @@ class VoiceInput(Input):
             reason = "the voice input is not running: not checked"
             sink.submit(self.name, Draft(uncertain(claim, reason), Source.VOICE))
             return
-        t0 = self.audio_t0
-        line = {
+        t0, at = self.audio_t0, claim.t_exposed
+        line = {  # the worker hears chairs, not seat winds
             "claim": {
                 "id": claim.id,
-                "seat": claim.seat,
+                "seat": self.chairs.chair(claim.seat, at),
                 "kind": claim.kind,
                 "t_discard": round(claim.t_discard - t0, 3),
                 "t_exposed": round(claim.t_exposed - t0, 3),
                 "own_turn": claim.own_turn,
-                "discarder": claim.discarder,
+                "discarder": claim.discarder and self.chairs.chair(claim.discarder, at),
             }
         }
         try:
@@ -461,16 +467,14 @@ class VoiceInput(Input):
                     call = CallHeard.model_validate(msg["call"])
                     if call.t_start > self.heard_until:
                         self.heard_until = call.t_start
-                        draft = Draft(
-                            call_payload(call), Source.VOICE, call.conf, call_evidence(call)
-                        )
-                        self._hold(call.t_end, draft)
+                        self._hold(call.t_end, functools.partial(self._call, call, self.audio_t0))
                 elif "started" in msg:
                     self.audio_t0 = self._now()  # the models are loaded: the audio starts
                 elif "verdict" in msg:
                     sink.submit(self.name, self._verdict(msg["verdict"]))
                 elif "conduct" in msg:
-                    self._conduct(msg["conduct"])
+                    e, t0 = msg["conduct"], self.audio_t0
+                    self._hold(float(e["t_end"]), functools.partial(self._conduct, e, t0), HOLD_S)
                 elif "calibrated" in msg:
                     data = {**msg["calibrated"], "audio_t0": round(self.audio_t0, 3)}
                     obs = Observation(sensor="voice", kind="calibration", data=data)
@@ -495,7 +499,7 @@ class VoiceInput(Input):
             err = (await proc.stderr.read()).decode(errors="replace").strip().splitlines()
             raise RuntimeError(f"voice worker exited {code}: {err[-1] if err else 'no output'}")
 
-    def _hold(self, audio_t: float, draft: Draft, after: float = 0.0) -> None:
+    def _hold(self, audio_t: float, draft: Callable[[], Draft], after: float = 0.0) -> None:
         self._held.append((self.audio_t0 + audio_t + after, draft))
 
     async def _release(self, sink: Sink) -> None:
@@ -506,7 +510,7 @@ class VoiceInput(Input):
             if due:
                 self._held = [d for d in self._held if d[0] > now]
                 for _, draft in due:
-                    sink.submit(self.name, draft)
+                    sink.submit(self.name, draft())
             if self.clock is None:
                 await asyncio.sleep(0.05)
             else:
@@ -514,7 +518,12 @@ class VoiceInput(Input):
 
     def _verdict(self, v: dict[str, Any]) -> Draft:
         t0 = self.audio_t0
-        seat = str(v["seat"])
+        at = t0 + float(v["t0"])
+
+        def seat_of(chair: str) -> str:
+            return self.chairs.seat(chair, at)
+
+        seat = seat_of(str(v["seat"]))
         onset = v.get("onset")
         payload = ClaimCheck(
             claim_seq=int(v["id"]),
@@ -524,19 +533,29 @@ class VoiceInput(Input):
             word=v.get("word"),
             conf=v.get("conf"),
             onset=None if onset is None else round(onset + t0, 2),
-            seat_heard=Wind[v["seat_heard"]] if v.get("seat_heard") else None,
+            seat_heard=Wind[seat_of(v["seat_heard"])] if v.get("seat_heard") else None,
             rule=v.get("rule"),
             reason=str(v.get("reason", "")),
             others=tuple(
-                {**o, "onset": round(float(o["onset"]) + t0, 2)} for o in v.get("others", ())
+                {
+                    **o,
+                    "seat": o.get("seat") and seat_of(o["seat"]),
+                    "onset": round(float(o["onset"]) + t0, 2),
+                }
+                for o in v.get("others", ())
             ),
         )
         conf = float(v["conf"]) if v.get("spoken") and v.get("conf") is not None else 1.0
         return Draft(payload, Source.VOICE, conf, (clip(t0 + v["t0"], t0 + v["t1"], seat),))
 
-    def _conduct(self, e: dict[str, Any]) -> None:
-        t0 = self.audio_t0
-        seat = e.get("seat")
+    def _call(self, call: CallHeard, t0: float) -> Draft:
+        if call.seat is not None:
+            at = t0 + call.t_start
+            call = call.model_copy(update={"seat": self.chairs.seat(call.seat, at)})
+        return Draft(call_payload(call), Source.VOICE, call.conf, call_evidence(call))
+
+    def _conduct(self, e: dict[str, Any], t0: float) -> Draft:
+        seat = e.get("seat") and self.chairs.seat(e["seat"], t0 + e["t_start"])
         payload = ConductHeard(
             kind=e["kind"],
             seat=Wind[seat] if seat else None,
@@ -546,7 +565,7 @@ class VoiceInput(Input):
         )
         pad = 1.0 if e["kind"] == "slam" else 0.5
         evidence = (clip(t0 + e["t_start"] - pad, t0 + e["t_end"] + pad, seat),)
-        self._hold(float(e["t_end"]), Draft(payload, Source.VOICE, 1.0, evidence), HOLD_S)
+        return Draft(payload, Source.VOICE, 1.0, evidence)
 
 
 def uncertain(claim: Claim, reason: str) -> ClaimCheck:

@@ -36,6 +36,7 @@ from referee.hands import Wind
 from referee.sources import Sequencer
 from referee.store import EventStore
 from rig.bus import Bus, BusError, BusMessage, Kind, topic, topic_filter
+from rig.chairs import Chairs
 from rig.config import CameraSection, RigConfig, VoiceSection
 from rig.evidence.wiring import RigEvidence
 from rig.inputs import (
@@ -113,8 +114,10 @@ class Rig:
         self.bridge = TableBridge(self.table_id, self.session_id, self.sequencer)
         self.table_source = TableSource(self.bridge, self.duty.table)
         logged = list(self.store.events(self.table_id, self.session_id))
+        self.chairs = Chairs()  # which seat wind sits at which microphone, hand by hand
         for ev in logged:
             self.outputs += self.duty.apply(ev).outputs()
+            self.chairs.follow(ev.ts, self.duty.state)
         self.sequencer.next = logged[-1].seq + 1 if logged else 0
         self.bridge.resume(logged)
         self.recovered = len(logged)
@@ -179,6 +182,7 @@ class Rig:
             clock=self.clock,
             verify=True,
             recording=self._recording(),
+            chairs=self.chairs,
         )
         self._voice_cfg = v
         return self.voice
@@ -375,6 +379,7 @@ class Rig:
                 self.alert("core", "critical", f"seq {ev.seq}: the core failed: {exc}"[:300])
                 outputs = []
             self.outputs += outputs
+            self.chairs.follow(ev.ts, self.duty.state)
             if self.evidence is not None:
                 self.evidence.note(ev, outputs)
             out.append((ev, outputs))

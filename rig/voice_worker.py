@@ -10,7 +10,8 @@ microphone) and ``{"end": samples}`` when a file ends. With ``--verify`` it also
 seat, kind, t_discard, t_exposed, …}}`` line the rig writes on stdin (audio seconds); a file's
 worker then waits for claims until stdin closes. With ``--record DIR`` it also writes what it
 hears as FLAC segments (rig/evidence) and prints ``{"segment": {"start", "end", "path"}}`` for
-each, in audio seconds like every other time it prints.
+each, in audio seconds like every other time it prints. Seats here are the chairs the
+microphones face (``--seats``); the rig translates them to the hand's seat winds (rig/chairs.py).
 """
 
 from __future__ import annotations

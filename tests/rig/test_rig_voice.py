@@ -2,8 +2,9 @@
 bench/table_audio.py makes them) with one claim left unspoken and one tile slammed, the play
 from a camera file, the session in simulated time. The voice input calibrates, checks every
 claim the core records and hears the slam; the core raises WMC-5.2 and WMC-13.6 with their
-audio clips; the alerts go out on the bus and the dashboard lists them with the evidence.
-Without microphones a claim gets no alert and the record says why; a bad audio file in the
+audio clips; the alerts go out on the bus and the dashboard lists them with the evidence. The
+same in the session's second hand, where every player's seat wind has moved one chair on from
+the microphone of the same name. Without microphones a claim gets no alert and the record says why; a bad audio file in the
 config is a clear config error."""
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from rig.bus import topic_filter
 from rig.bus.memory import MemoryBus
 from rig.cli import main as mjref
 from rig.config import ConfigError, parse
+from rig.demo_media import split_hands
 from rig.runtime import Rig
 from table_io.clock import FakeClock
 from voice.audio_io import SR, Audio, write_wav
@@ -51,31 +53,45 @@ def say() -> Callable[[str], Audio]:
     return _say
 
 
-def hand() -> list[Event]:
-    """A simulated hand (its calls taken out), its idle time squeezed to keep the audio short:
-    10.5 s before the first event (calibration), 0.6 s at most between events, 1.8 s from a
-    discard or draw to its exposure (room for the call)."""
+def hand(index: int = 0) -> tuple[list[Event], list[Event]]:
+    """Hand ``index`` of a simulated session (its calls taken out) and the hands before it, its
+    idle time squeezed to keep the audio short: 10.5 s after the hands before (calibration),
+    0.6 s at most between events, 1.8 s from a discard or draw to its exposure (room for the
+    call). Audio time 0 is the end of the hands before."""
+    hands = split_hands(simulate(hands=index + 1, seed=3))
+    ours = {"table_id": "T1", "session_id": "S1"}
+    before = [e.model_copy(update=ours) for h in hands[:index] for e in h]
     out: list[Event] = []
-    t = 10.5
-    for e in simulate(hands=1, seed=3):
+    t = (before[-1].ts if before else 0.0) + 10.5
+    for e in hands[index]:
         if e.type == "call":
             continue
         if out:
             exposure = e.type in ("chow", "pung", "kong", "win")
             t += 1.8 if exposure else min(e.ts - out[-1].ts, 0.6)
         out.append(e.model_copy(update={"ts": round(t, 3)}))
-    return out
+    return before, out
 
 
 def unspoken_of(claims: list[Claim]) -> Claim:
-    return next(c for c in claims if c.kind == "pung" and c.seat == "S")
+    """S's pung in the first hand; in a later one, the first chow or pung not by East."""
+    melds = [c for c in claims if c.kind in ("chow", "pung") and c.seat != "E"]
+    return next((c for c in melds if c.kind == "pung" and c.seat == "S"), melds[0])
 
 
-def render(events: list[Event], say: Callable[[str], Audio]) -> tuple[Audio, Claim, Event]:
-    """The hand's sounds at the sim's times: clacks, a call for every claim but S's pung, a
-    slam at one discard and the winning tile slammed (allowed)."""
+def render(
+    events: list[Event], say: Callable[[str], Audio], index: int = 0, t0: float = 0.0
+) -> tuple[Audio, Claim, Event]:
+    """The hand's sounds at the sim's times (less ``t0``, the audio's start), each on the
+    microphone of its player's chair (hand ``index``'s East sits at chair ``index``): clacks, a
+    call for every claim but one pung or chow, a slam at one discard and the winning tile
+    slammed (allowed)."""
     rng = np.random.default_rng(11)
-    scene = Scene(events[-1].ts + 4.0, rng)
+    scene = Scene(events[-1].ts - t0 + 4.0, rng)
+
+    def mic(seat: int) -> int:
+        return (index + seat) % 4
+
     for t in np.arange(1.0, 10.0, 0.9):  # the wall built: clacks to calibrate on
         scene.add(int(rng.integers(4)), tile_clack(rng), float(t), -28 + float(rng.uniform(-3, 3)))
     discards = [e for e in events if e.type == "discard"]
@@ -84,22 +100,23 @@ def render(events: list[Event], say: Callable[[str], Audio]) -> tuple[Audio, Cla
         seat = getattr(e.payload, "seat", None)
         if seat is None:
             continue
+        ts = e.ts - t0
         if e is slam:
-            scene.add(int(seat), tile_clack(rng), e.ts, -5)
+            scene.add(mic(seat), tile_clack(rng), ts, -5)
         elif e.type == "discard":
-            scene.add(int(seat), tile_clack(rng), e.ts, -26 + float(rng.uniform(-3, 3)))
+            scene.add(mic(seat), tile_clack(rng), ts, -26 + float(rng.uniform(-3, 3)))
         elif e.type in ("draw", "replacement_draw"):
-            scene.add(int(seat), tile_clack(rng), e.ts, -32)
+            scene.add(mic(seat), tile_clack(rng), ts, -32)
         elif e.type in ("chow", "pung", "kong"):
             for k in range(3):
-                scene.add(int(seat), tile_clack(rng), e.ts + 0.12 * k, -27)
+                scene.add(mic(seat), tile_clack(rng), ts + 0.12 * k, -27)
         elif e.type == "win":
-            scene.add(int(seat), tile_clack(rng), e.ts, -5)  # the winning tile, once: allowed
+            scene.add(mic(seat), tile_clack(rng), ts, -5)  # the winning tile, once: allowed
     claims = claims_from_events(events)
     silent = unspoken_of(claims)
     for c in claims:
         if c is not silent:
-            scene.add("ESWN".index(c.seat), say(WORDS[c.kind]), c.t_discard + 0.4, -14)
+            scene.add(mic("ESWN".index(c.seat)), say(WORDS[c.kind]), c.t_discard - t0 + 0.4, -14)
     return scene.render(), silent, slam
 
 
@@ -144,22 +161,26 @@ def config(tmp: Path, camera: Path, wav: Path | None) -> dict[str, Any]:
     return out
 
 
+@pytest.mark.parametrize("index", [0, 1], ids=["first hand", "second hand: winds moved"])
 def test_the_rig_hears_an_unspoken_claim_and_a_slam_and_the_dashboard_lists_them(
-    tmp_path: Path, say: Callable[[str], Audio]
+    tmp_path: Path, say: Callable[[str], Audio], index: int
 ) -> None:
     if not (REPO / "models" / "voice_spotter.onnx").exists():
         pytest.skip("models/voice_spotter.onnx missing")
-    events = hand()
-    audio, silent, slam = render(events, say)
+    before, events = hand(index)
+    t0 = before[-1].ts if before else 0.0
+    audio, silent, slam = render(events, say, index, t0)
     wav = tmp_path / "table.wav"
     write_wav(wav, audio)
     camera = tmp_path / "camera.jsonl"
     camera.write_text("", encoding="utf-8")
     cfg = parse(config(tmp_path, camera, wav))
+    with EventStore(tmp_path / "t1.sqlite") as store:  # the hands before, logged without audio
+        store.append_many(before)
     published: list[dict[str, Any]] = []
 
     with Dash(prepare(None, tmp_path / "data")) as dash:
-        clock = FakeClock(0.0)
+        clock = FakeClock(t0)  # the session clock resumes at the log's end: audio time 0
 
         async def scenario() -> None:
             rig = Rig(cfg, dash.bus, clock=clock)  # on the app's loop (its thread: SQLite)
@@ -200,11 +221,14 @@ def test_the_rig_hears_an_unspoken_claim_and_a_slam_and_the_dashboard_lists_them
     assert len(setup) == 1 and setup[0].checks == "voice"
     assert any(e.type == "observation" and e.payload.kind == "calibration" for e in logged)  # type: ignore[attr-defined]
     checks = {e.seq: e for e in logged if isinstance(e.payload, ClaimCheck)}
-    assert len(checks) == len(claims_from_events(events))  # every claim, kong and win checked
+    assert len(checks) == len(claims_from_events(events)), [  # every claim, kong and win checked
+        (c.payload.claim_seq, c.payload.seat.name, c.payload.spoken, c.payload.reason)  # type: ignore[attr-defined]
+        for c in checks.values()
+    ]
     exposure = next(
         e
         for e in logged
-        if e.type == "pung" and e.payload.seat.name == "S"  # type: ignore[attr-defined]
+        if e.type == silent.kind and e.ts > t0 and e.payload.seat.name == silent.seat  # type: ignore[attr-defined]
     )
     unspoken_checks = [e for e in checks.values() if e.payload.spoken is False]  # type: ignore[attr-defined]
     assert len(unspoken_checks) == 1, [(e.payload, e.evidence) for e in checks.values()]
@@ -213,11 +237,11 @@ def test_the_rig_hears_an_unspoken_claim_and_a_slam_and_the_dashboard_lists_them
 
     alerts = [a for a in published if a["type"] == "alert"]
     [alert] = [a for a in alerts if a["payload"]["rule"] in ("WMC-5.2", "WMC-5.5")]
-    assert alert["cause"] == unspoken.seq and alert["payload"]["seat"] == "S"
+    assert alert["cause"] == unspoken.seq and alert["payload"]["seat"] == silent.seat
     assert alert["payload"]["penalty"] == "warning"
     [ref] = alert["evidence"]
     start, end, seat = CLIP.match(ref).groups()  # type: ignore[union-attr]
-    assert seat == "S"
+    assert seat == silent.seat
     assert float(start) == pytest.approx(silent.t_discard - 0.3, abs=0.1)
     assert float(end) == pytest.approx(silent.t_exposed + 1.0, abs=0.1)
 
@@ -229,16 +253,16 @@ def test_the_rig_hears_an_unspoken_claim_and_a_slam_and_the_dashboard_lists_them
     assert float(s0) < slam.ts < float(s1) and s_seat == slam.payload.seat.name  # type: ignore[attr-defined]
 
     listed_5_2 = [a for a in listed if a["rule"] == "WMC-5.2"]
-    assert len(listed_5_2) == 1 and listed_5_2[0]["seat"] == "S"
+    assert len(listed_5_2) == 1 and listed_5_2[0]["seat"] == silent.seat
     shown = behind[listed_5_2[0]["id"]]
     assert any(e["type"] == "claim_check" and e["evidence"] == [ref] for e in shown)
-    assert any(e["type"] == "pung" and e["seq"] == exposure.seq for e in shown)
+    assert any(e["type"] == silent.kind and e["seq"] == exposure.seq for e in shown)
 
 
 def test_without_microphones_a_claim_gets_no_alert_and_the_record_says_why(
     tmp_path: Path,
 ) -> None:
-    events = hand()
+    _, events = hand()
     camera = tmp_path / "camera.jsonl"
     camera.write_text("", encoding="utf-8")
     bus = MemoryBus()
