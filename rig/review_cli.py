@@ -63,7 +63,12 @@ def register(subparsers: Any) -> None:
         "rederive",
         help="re-run a recorded game's video through other models and list the differences",
     )
-    red.add_argument("log", type=Path, metavar="LOG", help="the camera's log (`mjref vision run`)")
+    red.add_argument(
+        "log",
+        type=Path,
+        metavar="LOG",
+        help="the camera's log (`vision run`) or a rig's SQLite log",
+    )
     red.add_argument("--models", type=Path, required=True, metavar="DIR")
     where = red.add_mutually_exclusive_group()
     where.add_argument(
@@ -91,8 +96,8 @@ def _read(path: Path, session: str | None = None) -> LogRead | str:
         read = _read_store(path) if sqlite else read_log_file(path)
     except OSError as exc:
         return f"{path}: cannot read the log ({exc.strerror})"
-    except sqlite3.Error as exc:
-        return f"{path}: not a rig's log SQLite can read ({exc})"
+    except (sqlite3.Error, ValueError) as exc:  # a damaged file, an event that is not one
+        return f"{path}: not a rig's log that can be read ({exc})"[:300]
     for err in read.errors:
         print(f"{path}: {err}", file=sys.stderr)
     if session is not None:
