@@ -41,11 +41,11 @@ def clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / "clip.mp4"
 
 
-def _config(tmp: Path, clip: Path, **evidence: object) -> RigConfig:
+def _config(tmp: Path, clip: Path, realtime: bool = False, **evidence: object) -> RigConfig:
     return parse(
         {
             "table": {"id": "T5", "session": "S1", "log": str(tmp / "t5.sqlite")},
-            "camera": {"source": str(clip), "realtime": False},
+            "camera": {"source": str(clip), "realtime": realtime},
             "evidence": {
                 "dir": str(tmp / "evidence"),
                 "token": TOKEN,
@@ -57,28 +57,37 @@ def _config(tmp: Path, clip: Path, **evidence: object) -> RigConfig:
     )
 
 
-def _play(rig: Rig, check: Callable[[str], None]) -> None:
-    """The clip's hand through the rig; ``check(clip server URL)`` once the camera is done."""
+def _camera_finished(rig: Rig) -> bool:
+    h = rig.supervisor.health.get("camera")
+    return h is not None and h.finished
+
+
+def _play(
+    rig: Rig, check: Callable[[str], None], done: Callable[[Rig], bool] = _camera_finished
+) -> float:
+    """The clip's hand through the rig until ``done`` (the camera has read the whole clip);
+    then ``check(clip server URL)`` and the rig stops. The session time at the stop."""
     events = list(game())
     deal = next(i for i, e in enumerate(events) if e.type == "deal")
 
-    async def run() -> None:
+    async def run() -> float:
         await rig.start()
         try:
             for e in events[: deal + 1]:
                 rig.submit("referee", Draft(e.payload, e.source))
             loop = asyncio.get_running_loop()
             deadline = loop.time() + 120
-            while not (h := rig.supervisor.health.get("camera")) or not h.finished:
-                assert loop.time() < deadline, "the camera worker did not finish the clip"
+            while not done(rig):
+                assert loop.time() < deadline, "the camera did not get there"
                 await asyncio.sleep(0.05)  # waiting on the worker process
             await rig.idle()
             assert rig.evidence is not None
             check(rig.evidence.status()["evidence_url"])  # the clip server has its own thread
+            return rig.clock.now()
         finally:
             await rig.stop()
 
-    asyncio.run(run())
+    return asyncio.run(run())
 
 
 def _camera_actions(rig: Rig) -> list[Event]:
@@ -173,27 +182,19 @@ def test_the_rings_budget_drops_the_cameras_old_segments_and_rederive_says_what_
 def test_a_rig_stopped_mid_segment_keeps_what_the_camera_recorded_of_it(
     tmp_path: Path, clip: Path
 ) -> None:
-    cfg = _config(tmp_path, clip, segment_s=60)  # no segment is finished before the stop
-    cfg = cfg.model_copy(update={"camera": cfg.camera.model_copy(update={"realtime": True})})  # type: ignore[union-attr]
+    cfg = _config(tmp_path, clip, realtime=True, segment_s=60)  # no segment ends before the stop
     rig = Rig(cfg, MemoryBus("local"))
-    events = list(game())
-    deal = next(i for i, e in enumerate(events) if e.type == "deal")
 
-    async def run() -> float:
-        await rig.start()
-        try:
-            for e in events[: deal + 1]:
-                rig.submit("referee", Draft(e.payload, e.source))
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 60
-            while not any(e.source == "vision" for e in rig.store.events("T5", "S1")):
-                assert loop.time() < deadline, "the camera saw no action"
-                await asyncio.sleep(0.05)  # waiting on the worker process
-            return rig.clock.now()
-        finally:
-            await rig.stop()
+    assert rig.evidence is not None
+    rec = rig.evidence.recorder
 
-    stopped = asyncio.run(run())
+    def seen(rig: Rig) -> bool:
+        return any(e.source == "vision" for e in rig.store.events("T5", "S1"))
+
+    def none_finished_yet(url: str) -> None:
+        assert rec.ring.find("video", 0.0, 1e9) == []  # the worker's segment is still open
+
+    stopped = _play(rig, none_finished_yet, seen)
     assert cfg.evidence is not None
     ring = Ring(cfg.evidence.dir, Budget(), "S1")
     try:
