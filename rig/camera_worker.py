@@ -12,7 +12,15 @@ referee/fusion.py) and speaks JSON lines, like ``rig.voice_worker``:
   no legal action explains (FUSION-…), ``{"notice": TEXT}`` (calibrated, moved),
   ``{"alive": frames}`` twice a second, ``{"end": frames}`` when a file ends.
 
-Time is the rig's session clock: ``--now`` is its reading at start. A file's first frame is at
+With ``--record DIR [--stills DIR] [--segment-s S] [--record-after T]`` it also records what it
+sees (rig/evidence/tee.py): its frames as H.264 MP4 segments in DIR and, at each settled change,
+the rectified table as a JPEG still; it prints ``{"segment": {"kind", "start", "end", "path"}}``
+for each finished file (kind ``video`` or ``still``), on the session clock like every time it
+prints, and an action also cites ``still:T``, the still of the change it was read from. Frames
+up to ``--record-after`` (what the ring already holds, after a restart) are not recorded again.
+
+Time is the rig's session clock: ``--now`` is its reading at start (``--now-at``: the wall
+time of that reading, so that the worker's start-up is not lost). A file's first frame is at
 the deal's time (the video starts at the deal); after a restart mid-hand, its frames up to the
 last one the log's camera actions cite are read to learn the table as it lies, without actions.
 A live source's frames are stamped on arrival.
@@ -33,9 +41,11 @@ from typing import Any
 import numpy as np
 
 from referee.events import Event, Source, parse_line
+from referee.evidence import still, video
 from referee.fusion import Fusion, ZoneSeen
 from referee.game.state import Phase
 from referee.game.table import Table
+from rig.evidence.tee import CameraTee
 from vision.calibrate import Calibration, CalibrationError
 from vision.camera import TableReader
 from vision.capture import CaptureError, live_frames, read_file
@@ -43,11 +53,14 @@ from vision.detect import MODELS_DIR, TileRecognizer
 
 ALIVE_EVERY = 0.5
 CLIP_S = 2.0  # the video evidence around an action: this long before and after it
+_said = threading.Lock()  # the recording's thread prints too
 
 
 def say(obj: object) -> None:
-    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
+    line = json.dumps(obj, separators=(",", ":")) + "\n"
+    with _said:
+        sys.stdout.write(line)
+        sys.stdout.flush()
 
 
 class Follower:
@@ -107,10 +120,13 @@ def _paced(
 
 
 class RigClock:
-    """The rig's session clock, read here: ``now`` at start, running ``speed`` times real time."""
+    """The rig's session clock, read here: ``now`` when the rig started the worker (at wall
+    time ``at``: the worker's start-up and its models' loading are not lost), running
+    ``speed`` times real time."""
 
-    def __init__(self, now: float, speed: float) -> None:
-        self.t0, self.m0, self.speed = now, time.monotonic(), speed
+    def __init__(self, now: float, speed: float, at: float | None = None) -> None:
+        late = 0.0 if at is None else max(0.0, time.time() - at) * speed
+        self.t0, self.m0, self.speed = now + late, time.monotonic(), speed
 
     def __call__(self) -> float:
         return self.t0 + (time.monotonic() - self.m0) * self.speed
@@ -124,13 +140,31 @@ def _prime(fusion: Fusion, obs: ZoneSeen) -> None:
         fusion.wall_counts[obs.seat] = obs.count
 
 
-def _action(event: Event) -> dict[str, Any]:
+def _action(event: Event, stills: dict[int, float]) -> dict[str, Any]:
+    """The action as the rig gets it: its frame, the still of the change it was read from
+    (where one was kept) and the video around it."""
     env: dict[str, Any] = json.loads(event.to_json())
     refs = [e for e in event.evidence if not e.startswith("seq:")]  # fusion's own numbering
+    for ref in list(refs):
+        kind, _, n = ref.partition(":")
+        if kind == "frame" and n.isdigit() and int(n) in stills:
+            refs.append(still(stills[int(n)]))
     t = event.ts
-    refs.append(f"video:{max(0.0, t - CLIP_S):.2f}-{t + CLIP_S:.2f}")
+    refs.append(video(max(0.0, t - CLIP_S), t + CLIP_S))
     env["evidence"] = refs
     return env
+
+
+def _tee(args: argparse.Namespace) -> CameraTee | None:
+    if args.record is None:
+        return None
+
+    def told(kind: str, start: float, end: float, path: Path) -> None:
+        seg = {"kind": kind, "start": round(start, 3), "end": round(end, 3), "path": str(path)}
+        say({"segment": seg})
+
+    stills = args.stills or args.record.parent / "stills"
+    return CameraTee(args.record, stills, told, args.segment_s, args.record_after)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,7 +179,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"camera: cannot load the models in {models}: {exc}"[:300], file=sys.stderr)
         return 2
     reader = TableReader(recognizer, cal)
-    clock = RigClock(args.now, args.speed)
+    tee = _tee(args)
+    if tee is not None:
+        reader.on_settled = tee.still
+    try:
+        return _watch(args, reader, tee)
+    finally:
+        if tee is not None:
+            tee.close()  # the open segment is finished and told, also when the rig went away
+
+
+def _watch(args: argparse.Namespace, reader: TableReader, tee: CameraTee | None) -> int:
+    clock = RigClock(args.now, args.speed, args.now_at)
     live_source = args.source.isdigit() or "://" in args.source
     follower = Follower()
     actions: list[Event] = []
@@ -162,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         frames = read_file(Path(args.source), t0)
     told = alerts = count = 0
     last_alive, last_t = 0.0, t0
+    stills = tee.stills if tee is not None else {}
     try:
         # a file's frames up to the last one the log's actions cite (a restart mid-hand) are
         # read to learn the table as it lies, without actions
@@ -169,6 +215,9 @@ def run(args: argparse.Namespace) -> int:
         for number, t, frame in _paced(frames, clock, args.realtime and not live_source):
             follower.apply(fusion)
             live = number > primed
+            if tee is not None:
+                tee.frame(t, frame)
+                tee.frame_number, tee.keep_stills = number, live
             seen = reader.process(frame, t, number)
             for obs in seen:
                 if live and _dealt(fusion.table):
@@ -180,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
             told = len(reader.notices)
             count += 1
             last_t = t
-            alerts = _report(fusion, actions, alerts)
+            alerts = _report(fusion, actions, alerts, stills)
             now = time.monotonic()
             if now - last_alive >= ALIVE_EVERY:
                 say({"alive": count})
@@ -189,16 +238,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"camera: {exc}", file=sys.stderr)
         return 2
     fusion.flush(last_t)
-    _report(fusion, actions, alerts)
+    _report(fusion, actions, alerts, stills)
+    if tee is not None:
+        tee.close()  # the last segment is in the ring before the end is told
     say({"end": count})
     return 0
 
 
-def _report(fusion: Fusion, actions: list[Event], told: int) -> int:
+def _report(fusion: Fusion, actions: list[Event], told: int, stills: dict[int, float]) -> int:
     """Say the new actions and alerts; returns how many alerts are told now."""
     for event in actions:
         if event.type != "observation":
-            say({"event": _action(event)})
+            say({"event": _action(event, stills)})
     actions.clear()
     for alert in fusion.alerts[told:]:
         say(
@@ -218,10 +269,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rig.camera_worker")
     parser.add_argument("--source", required=True, help="video file, camera index or rtsp:// URL")
     parser.add_argument("--now", type=float, default=0.0, help="the rig's session clock now")
+    parser.add_argument("--now-at", type=float, help="the wall time (epoch s) --now was read at")
     parser.add_argument("--realtime", action="store_true", help="a file at the pace of its frames")
     parser.add_argument("--speed", type=float, default=1.0, help="the rig's clock runs this fast")
     parser.add_argument("--calibration", type=Path)
     parser.add_argument("--models", type=Path)
+    parser.add_argument("--record", type=Path, help="also write MP4 segments and stills")
+    parser.add_argument("--stills", type=Path, help="the stills' folder (default: DIR/../stills)")
+    parser.add_argument("--segment-s", type=float, default=10.0)
+    parser.add_argument(
+        "--record-after", type=float, default=float("-inf"), help="the ring holds frames to T"
+    )
     return run(parser.parse_args(argv))
 
 

@@ -1,5 +1,7 @@
 """`mjref review`: a recorded game looked back on — exported for other tools, or re-derived.
 
+LOG is a JSONL game log or a rig's own SQLite log (``[table] log``).
+
 ``mjref review export LOG --format jsonl|text|mjai|pdf [--out F]`` writes the log's sessions:
 
 - ``jsonl``: our own log, normalised — each session on its own, in seq order, each seq once
@@ -12,22 +14,32 @@
 
 ``mjref review rederive LOG --models DIR`` re-runs the camera recording of a game through the
 models in DIR (then fusion and the engine) and lists what comes out differently
-(``vision.rederive``).
+(``vision.rederive``). The recording is a video file (``--video``, or the one beside LOG), or
+with ``--evidence DIR`` what a rig's ring kept of the session (its ``[evidence] dir``): the
+video segments in time order, each at its start time; a stretch of the hand the ring no longer
+keeps is named in one line (its events cannot come out the same).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from referee.logread import LogRead, read_log_file
+import numpy as np
+
+from referee.events import Event, Source
+from referee.logread import LogRead, SessionLog, read_log_file
 from referee.review.mjai import MjaiError, to_mjai
 from referee.review.text import text_record
 
 FORMATS = ("jsonl", "text", "mjai", "pdf")
+Frame = tuple[int, float, np.ndarray]
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def register(subparsers: Any) -> None:
@@ -51,10 +63,19 @@ def register(subparsers: Any) -> None:
         "rederive",
         help="re-run a recorded game's video through other models and list the differences",
     )
-    red.add_argument("log", type=Path, metavar="LOG", help="the camera's log (`mjref vision run`)")
-    red.add_argument("--models", type=Path, required=True, metavar="DIR")
     red.add_argument(
+        "log",
+        type=Path,
+        metavar="LOG",
+        help="the camera's log (`vision run`) or a rig's SQLite log",
+    )
+    red.add_argument("--models", type=Path, required=True, metavar="DIR")
+    where = red.add_mutually_exclusive_group()
+    where.add_argument(
         "--video", type=Path, help="the recording (default: the video beside LOG, same name)"
+    )
+    where.add_argument(
+        "--evidence", type=Path, metavar="DIR", help="the rig's ring ([evidence] dir) instead"
     )
     red.add_argument("--calibration", type=Path)
     red.add_argument("--json", action="store_true", help="the differences as one JSON object")
@@ -68,10 +89,15 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def _read(path: Path, session: str | None = None) -> LogRead | str:
+    """A JSONL game log, or a rig's own SQLite log (``[table] log``)."""
     try:
-        read = read_log_file(path)
+        with path.open("rb") as fh:
+            sqlite = fh.read(16) == SQLITE_MAGIC
+        read = _read_store(path) if sqlite else read_log_file(path)
     except OSError as exc:
         return f"{path}: cannot read the log ({exc.strerror})"
+    except (sqlite3.Error, ValueError) as exc:  # a damaged file, an event that is not one
+        return f"{path}: not a rig's log that can be read ({exc})"[:300]
     for err in read.errors:
         print(f"{path}: {err}", file=sys.stderr)
     if session is not None:
@@ -80,6 +106,14 @@ def _read(path: Path, session: str | None = None) -> LogRead | str:
         which = f" of session {session!r}" if session else ""
         return f"{path}: no events{which} (expected a JSONL game log)"
     return read
+
+
+def _read_store(path: Path) -> LogRead:
+    from referee.store import EventStore
+
+    with EventStore(path) as store:
+        sessions = [SessionLog(t, s, list(store.events(t, s))) for t, s in store.sessions()]
+    return LogRead(sessions, [])
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -143,19 +177,51 @@ def _pdf(read: LogRead, out: Path | None) -> int:
     return 0
 
 
+def _ring_frames(directory: Path, events: list[Event]) -> Iterator[Frame] | str:
+    """The session's frames from the ring, from the deal on; says (one line, stderr) which
+    stretch of the hand is no longer kept. A string: why there are none."""
+    from rig.evidence.replay import NoRecording, ring_video
+
+    deal = next((e for e in events if e.type == "deal"), None)
+    if deal is None:
+        return "the log has no deal; the camera's record starts at the deal"
+    try:
+        video = ring_video(directory, deal.session_id)
+    except NoRecording as exc:
+        return str(exc)
+    seen = [e.ts for e in events if e.source is Source.VISION]
+    gone = video.missing(deal.ts, max(seen, default=deal.ts))
+    if gone:
+        stretches = ", ".join(f"{a:.2f}-{b:.2f}" for a, b in gone)
+        print(
+            f"mjref review: the ring no longer keeps the video of {stretches} of the hand "
+            f"(it keeps {video.kept_text()}): events seen there cannot be re-derived",
+            file=sys.stderr,
+        )
+    return video.frames(deal.ts)
+
+
 def run_rederive(args: argparse.Namespace) -> int:
     from vision.rederive import RederiveError, rederive
 
     read = _read(args.log)
     if isinstance(read, str):
         return _fail(read)
+    events = read.sessions[0].events
+    frames: Iterator[Frame] | None = None
+    if args.evidence is not None:
+        got = _ring_frames(args.evidence, events)
+        if isinstance(got, str):
+            return _fail(got)
+        frames = got
     try:
         report = rederive(
-            read.sessions[0].events,
+            events,
             args.log,
             args.models,
             video=args.video,
             calibration=args.calibration,
+            frames=frames,
         )
     except RederiveError as exc:
         return _fail(str(exc))

@@ -49,6 +49,7 @@ from rig.inputs import (
     Submission,
     Supervisor,
     TableLinkInput,
+    VideoRecording,
     VoiceInput,
     referee_draft,
     uncertain,
@@ -192,6 +193,20 @@ class Rig:
         rec = self.evidence.recorder
         return AudioRecording(rec.audio.dir, rec.segment_s, rec.index_file)
 
+    def _video_recording(self) -> VideoRecording | None:
+        """The camera worker records its frames and stills into the ring (as the voice worker
+        its audio)."""
+        if self.evidence is None:
+            return None
+        rec = self.evidence.recorder
+        return VideoRecording(
+            rec.video.dir,
+            rec.stills_dir,
+            rec.segment_s,
+            rec.index_file,
+            lambda: rec.ring.last_end("video"),
+        )
+
     def voice_setup(self) -> VoiceSetup:
         """How this session's claims are checked for the spoken call (WMC-5.2), for the log."""
         v = self._voice_cfg
@@ -212,7 +227,9 @@ class Rig:
             argv += ["--realtime"] if c.realtime else []
             argv += ["--calibration", str(c.calibration)] if c.calibration else []
             argv += ["--models", str(c.models)] if c.models else []
-            return CameraInput(argv, self.clock, c.silent_after, self._history)
+            return CameraInput(
+                argv, self.clock, c.silent_after, self._history, self._video_recording()
+            )
         assert c.file is not None
         return CameraFileInput(c.file, self.clock, c.silent_after, c.follow, self._camera_line)
 

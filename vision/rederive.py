@@ -9,14 +9,18 @@ the old one event by event (``referee.review.diff``). The same models give the s
 any difference is the models' (or the rules') doing, not chance.
 
 The log names no file of its own, so the recording is the ``--video`` given or, beside the log,
-the video of the same name (``game.jsonl`` → ``game.mp4``), else the only video in its folder.
+the video of the same name (``game.jsonl`` → ``game.mp4``), else the only video in its folder;
+or the caller gives the frames themselves (``frames``: a rig's recorded segments, read by
+``mjref review rederive --evidence``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from referee.events import Event, Source
 from referee.fusion import Fusion, FusionAlert
@@ -70,8 +74,10 @@ def rederive(
     *,
     video: Path | None = None,
     calibration: Path | None = None,
+    frames: Iterable[tuple[int, float, np.ndarray]] | None = None,
 ) -> Report:
-    """Re-run the recording of ``events`` (a camera log read from ``log``) with ``models``."""
+    """Re-run the recording of ``events`` (a camera log read from ``log``) with ``models``;
+    ``frames`` (number, session time, RGB) from the deal on, in place of a video file."""
     if not any(e.source is Source.VISION for e in events):
         raise RederiveError(
             f"{log}: no camera event in it; expected the log `mjref vision run --events-out` "
@@ -82,7 +88,8 @@ def rederive(
         raise RederiveError(f"{log}: no deal; the camera's record starts at the deal")
     setup = list(events[: deal + 1])
     others = [e for e in events[deal + 1 :] if e.source is not Source.VISION]
-    path = find_video(log, video)
+    if frames is None:
+        frames = read_file(find_video(log, video), setup[-1].ts)
     if not models.is_dir():
         raise RederiveError(f"--models {models}: not a folder (expected one like models/)")
     try:
@@ -103,7 +110,7 @@ def rederive(
 
     try:
         run_frames(
-            read_file(path, setup[-1].ts),
+            frames,
             TableReader(recognizer, cal),
             fusion,
             on_frame=lambda _n, t, _f: follow(t),

@@ -10,7 +10,7 @@ can be cut by session time later.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ def _name(start: float, ext: str) -> str:
 
 
 class VideoWriter:
-    """10 s H.264 MP4 segments of BGR frames stamped with session time."""
+    """10 s H.264 MP4 segments of BGR frames (RGB with ``rgb``) stamped with session time."""
 
     def __init__(
         self,
@@ -44,12 +44,14 @@ class VideoWriter:
         crf: int = 30,
         preset: str = "ultrafast",  # ≈ 13 ms a 1080p frame on one core (bench/evidence.py)
         threads: int = 1,
+        rgb: bool = False,
     ) -> None:
         self.dir = directory
         self.on_done = on_done
         self.segment_s = segment_s
         self.options = {"crf": str(crf), "preset": preset, "tune": "zerolatency", "g": "50"}
         self.threads = threads
+        self._to_yuv = cv2.COLOR_RGB2YUV_I420 if rgb else cv2.COLOR_BGR2YUV_I420
         self._out: Any = None
         self._stream: Any = None
         self._path: Path | None = None
@@ -58,8 +60,8 @@ class VideoWriter:
         self._step = 0.1
         self._size: tuple[int, int] = (0, 0)
 
-    def write(self, ts: float, bgr: np.ndarray) -> None:
-        h, w = bgr.shape[0] & ~1, bgr.shape[1] & ~1  # 4:2:0 wants even sides
+    def write(self, ts: float, image: np.ndarray) -> None:
+        h, w = image.shape[0] & ~1, image.shape[1] & ~1  # 4:2:0 wants even sides
         if ts <= self._last:
             return  # one time line: a frame from the past is not recorded
         if self._out is not None and (ts - self._start >= self.segment_s or (w, h) != self._size):
@@ -67,7 +69,7 @@ class VideoWriter:
         if self._out is None:
             self._open(ts, w, h)
         yuv: npt.NDArray[np.uint8] = cv2.cvtColor(
-            np.ascontiguousarray(bgr[:h, :w]), cv2.COLOR_BGR2YUV_I420
+            np.ascontiguousarray(image[:h, :w]), self._to_yuv
         ).astype(np.uint8, copy=False)
         frame = av.VideoFrame.from_ndarray(yuv, format="yuv420p")  # cheaper than swscale
         frame.pts = round((ts - self._start) * 1000)
@@ -181,6 +183,23 @@ def decoded_times(data: bytes | Path) -> list[float]:
     source = io.BytesIO(data) if isinstance(data, bytes) else str(data)
     with av.open(source, "r") as c:
         return [frame_seconds(f) for f in c.decode(video=0)]
+
+
+def segment_frames(
+    segments: Sequence[Segment], start: float = 0.0
+) -> Iterator[tuple[float, np.ndarray]]:
+    """(session time, RGB frame) of video segments in time order, from ``start`` on; each time
+    once (segments that overlap give their frames once)."""
+    last = start - 1e-6
+    for seg in segments:
+        with av.open(str(seg.path), "r") as src:
+            for frame in src.decode(video=0):
+                t = seg.start + frame_seconds(frame)
+                if t <= last:
+                    continue
+                last = t
+                yuv = frame.to_ndarray(format="yuv420p")
+                yield t, cv2.cvtColor(yuv, cv2.COLOR_YUV2RGB_I420)
 
 
 # ---- clips -----------------------------------------------------------------------------------

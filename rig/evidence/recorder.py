@@ -82,7 +82,8 @@ class Recorder:
         return still(ts)
 
     def index_file(self, kind: str, start: float, end: float, path: Path) -> None:
-        """A segment another process wrote under the ring's folder (the voice worker's)."""
+        """A file another process wrote under the ring's folder (the voice worker's audio,
+        the camera worker's video and stills)."""
         self.ring.add(kind, start, end, path)
 
     def pin(self, ts: float, reason: str) -> None:

@@ -195,6 +195,15 @@ class Ring:
             ).fetchone()
         return None if row is None else _segment(self.dir, row)
 
+    def last_end(self, kind: str, session: str | None = None) -> float | None:
+        """Where the newest segment of ``kind`` ends (None: none kept)."""
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT MAX(end) FROM segments WHERE session = ? AND kind = ?",
+                (session or self.session, kind),
+            ).fetchone()
+        return None if row[0] is None else float(row[0])
+
     def kept(self, kind: str, session: str | None = None) -> list[tuple[float, float]]:
         """The time ranges of ``kind`` still on disk, joined where they touch."""
         with self._tx() as db:

@@ -43,7 +43,8 @@ class RigEvidence:
         return out
 
     def cite(self, source: Source, ts: float) -> tuple[str, ...]:
-        """A camera event cites the video around it while the camera is being recorded."""
+        """A camera event cites the video around it while ``video_file`` is being recorded
+        (the camera worker's own events cite their video and still themselves)."""
         last = self.recorder.last_frame
         if source != Source.VISION or last is None or ts - last > LIVE_CAMERA_S:
             return ()
