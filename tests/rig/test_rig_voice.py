@@ -4,8 +4,8 @@ from a camera file, the session in simulated time. The voice input calibrates, c
 claim the core records and hears the slam; the core raises WMC-5.2 and WMC-13.6 with their
 audio clips; the alerts go out on the bus and the dashboard lists them with the evidence. The
 same in the session's second hand, where every player's seat wind has moved one chair on from
-the microphone of the same name. Without microphones a claim gets no alert and the record says why; a bad audio file in the
-config is a clear config error."""
+the microphone of the same name. Without microphones a claim gets no alert and the record
+says why; a bad audio file in the config is a clear config error."""
 
 from __future__ import annotations
 
