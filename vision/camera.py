@@ -84,20 +84,23 @@ class TableReader:
                 self.stabiliser.occlude(keys[i], True)
                 self.hidden.add(keys[i])
             waiting = {i for i, key in enumerate(keys) if self.stabiliser.state(key).pending}
-            todo = (self.gate.changed_slots(seat, zone, view) | waiting) - hidden
-            changed, pending = self._read_zone(frame, seat, zone, todo)
+            wanted = (self.gate.changed_slots(seat, zone, view) | waiting) - hidden
+            moving = wanted & self.gate.moving(seat, zone, t)  # read once it has settled
+            changed, pending = self._read_zone(frame, seat, zone, wanted - moving)
+            self.gate.read(seat, zone, view, wanted - moving)
+            pending |= bool(moving)
+            # a wall that changed clearly and settled is reported even when no stack is gone
+            # yet: the top tile of a stack was taken, and that times the draw (a wall changed
+            # by noise alone would time a draw never made: a discard then no longer waits for
+            # the claim seen after it; the slots near an arm are hidden)
+            touched = not (pending or hidden) and (seat, zone) in changed_zones
+            touched = touched and zone == "wall" and self.gate.touched(seat, zone, view)
             if pending:
                 self.unsettled.add((seat, zone))  # read again next frame, changed or not
             else:
                 self.unsettled.discard((seat, zone))
                 if not hidden:  # an arm's zone is read again once it has gone
                     self.gate.accept((seat, zone), view)
-            # a wall that changed and settled is reported even when no stack is gone yet: the
-            # top tile of a stack was taken, and that times the draw
-            # (with an arm anywhere on the table, a wall's change may be its shadow)
-            arm = self.gate.occluder is not None and bool(self.gate.occluder.any())
-            touched = not (pending or hidden or arm) and (seat, zone) in changed_zones
-            touched = touched and zone == "wall"
             if changed or touched:
                 out.append(self._seen(seat, zone, t, number))
         if out and self.on_settled is not None:
@@ -182,6 +185,8 @@ class TableReader:
         self, frame: np.ndarray, seat: str, zone: str, todo: set[int]
     ) -> tuple[bool, bool]:
         """Read the slots ``todo`` (changed, not under an arm); (a slot changed, one pending)."""
+        if not todo:
+            return False, False
         box = zone_box(seat, zone, MARGIN_MM + 2)
         patch = self._warp(frame, box, READ_SCALE).astype(np.float32)
         ox, oy = to_pixel(box[0], box[3], READ_SCALE)
