@@ -37,7 +37,8 @@ from vision.zones import (
 READ_SCALE = 2.0  # px per mm of a zone read for naming
 MARGIN_MM = 6.0  # around a slot: a tile's face seems shifted by its height (parallax)
 DRIFT_EVERY_S = 2.0
-LYING_MM = 26.0  # a face this deep lies flat (35 mm); a standing tile's top shows ~10 mm
+LYING_MM = 18.0  # a face this deep lies flat (35 mm); a standing tile's top shows ~10 mm
+FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
 
 
@@ -325,10 +326,15 @@ def _upright(cell: np.ndarray, s: Slot, sideways: bool) -> Image.Image:
 
 
 def _face_depth(cell: np.ndarray, s: Slot) -> float:
-    """How deep (mm, towards the table centre) the bright face in a hand slot reaches."""
+    """How deep (mm, towards the table centre) the bright face in a hand slot reaches: its
+    rows about as bright as the brightest (each row by its 75th percentile across the tile,
+    so a glyph's strokes do not darken it). A standing tile seen askew shows a long side
+    below its top, but that side is in shade (~0.6 of the face): halfway between the felt
+    and the face it passed for a face on a dark felt, and the standing hand read as tiles."""
     upright = _turn_back(cell.sum(2), s, False)
-    bright = upright > 0.5 * (float(upright.max()) + float(upright.min()))
-    return float((bright.mean(1) > 0.5).sum()) / READ_SCALE
+    m = round(MARGIN_MM * READ_SCALE) + 2
+    rows = np.percentile(upright[:, m : upright.shape[1] - m], 75, axis=1)
+    return float((rows > FACE_SHARE * float(rows.max())).sum()) / READ_SCALE
 
 
 def _face_box(img: Image.Image) -> tuple[float, float, float, float]:
