@@ -38,6 +38,8 @@ READ_SCALE = 2.0  # px per mm of a zone read for naming
 MARGIN_MM = 6.0  # around a slot: a tile's face seems shifted by its height (parallax)
 DRIFT_EVERY_S = 2.0
 LYING_MM = 18.0  # a face this deep lies flat (35 mm); a standing tile's top shows ~10 mm
+BACK_IVORY = 0.1  # a tile with less ivory face than this is a back (else the classifier says:
+# a face's big glyph and the tile's pale side put faces and backs both at 0.25-0.4)
 FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
 
@@ -204,7 +206,7 @@ class TableReader:
                 readings[i], confs[i] = ("back", False), 1.0
             elif zone == "hand" and _face_depth(cell, s) < LYING_MM:
                 readings[i], confs[i] = ("empty", False), 1.0  # standing: not named here
-            elif ivory < 0.3:
+            elif ivory < BACK_IVORY:
                 readings[i], confs[i] = ("back", sideways), 1.0
             else:
                 to_name.append((i, _upright(cell, s, sideways), sideways))
