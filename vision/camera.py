@@ -37,7 +37,10 @@ from vision.zones import (
 READ_SCALE = 2.0  # px per mm of a zone read for naming
 MARGIN_MM = 6.0  # around a slot: a tile's face seems shifted by its height (parallax)
 DRIFT_EVERY_S = 2.0
-LYING_MM = 26.0  # a face this deep lies flat (35 mm); a standing tile's top shows ~10 mm
+LYING_MM = 18.0  # a face this deep lies flat (35 mm); a standing tile's top shows ~10 mm
+BACK_IVORY = 0.1  # a tile with less ivory face than this is a back (else the classifier says:
+# a face's big glyph and the tile's pale side put faces and backs both at 0.25-0.4)
+FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
 
 
@@ -84,20 +87,23 @@ class TableReader:
                 self.stabiliser.occlude(keys[i], True)
                 self.hidden.add(keys[i])
             waiting = {i for i, key in enumerate(keys) if self.stabiliser.state(key).pending}
-            todo = (self.gate.changed_slots(seat, zone, view) | waiting) - hidden
-            changed, pending = self._read_zone(frame, seat, zone, todo)
+            wanted = (self.gate.changed_slots(seat, zone, view) | waiting) - hidden
+            moving = wanted & self.gate.moving(seat, zone, t)  # read once it has settled
+            changed, pending = self._read_zone(frame, seat, zone, wanted - moving)
+            self.gate.read(seat, zone, view, wanted - moving)
+            pending |= bool(moving)
+            # a wall that changed clearly and settled is reported even when no stack is gone
+            # yet: the top tile of a stack was taken, and that times the draw (a wall changed
+            # by noise alone would time a draw never made: a discard then no longer waits for
+            # the claim seen after it; the slots near an arm are hidden)
+            touched = not (pending or hidden) and (seat, zone) in changed_zones
+            touched = touched and zone == "wall" and self.gate.touched(seat, zone, view)
             if pending:
                 self.unsettled.add((seat, zone))  # read again next frame, changed or not
             else:
                 self.unsettled.discard((seat, zone))
                 if not hidden:  # an arm's zone is read again once it has gone
                     self.gate.accept((seat, zone), view)
-            # a wall that changed and settled is reported even when no stack is gone yet: the
-            # top tile of a stack was taken, and that times the draw
-            # (with an arm anywhere on the table, a wall's change may be its shadow)
-            arm = self.gate.occluder is not None and bool(self.gate.occluder.any())
-            touched = not (pending or hidden or arm) and (seat, zone) in changed_zones
-            touched = touched and zone == "wall"
             if changed or touched:
                 out.append(self._seen(seat, zone, t, number))
         if out and self.on_settled is not None:
@@ -182,6 +188,8 @@ class TableReader:
         self, frame: np.ndarray, seat: str, zone: str, todo: set[int]
     ) -> tuple[bool, bool]:
         """Read the slots ``todo`` (changed, not under an arm); (a slot changed, one pending)."""
+        if not todo:
+            return False, False
         box = zone_box(seat, zone, MARGIN_MM + 2)
         patch = self._warp(frame, box, READ_SCALE).astype(np.float32)
         ox, oy = to_pixel(box[0], box[3], READ_SCALE)
@@ -198,7 +206,7 @@ class TableReader:
                 readings[i], confs[i] = ("back", False), 1.0
             elif zone == "hand" and _face_depth(cell, s) < LYING_MM:
                 readings[i], confs[i] = ("empty", False), 1.0  # standing: not named here
-            elif ivory < 0.3:
+            elif ivory < BACK_IVORY:
                 readings[i], confs[i] = ("back", sideways), 1.0
             else:
                 to_name.append((i, _upright(cell, s, sideways), sideways))
@@ -320,10 +328,15 @@ def _upright(cell: np.ndarray, s: Slot, sideways: bool) -> Image.Image:
 
 
 def _face_depth(cell: np.ndarray, s: Slot) -> float:
-    """How deep (mm, towards the table centre) the bright face in a hand slot reaches."""
+    """How deep (mm, towards the table centre) the bright face in a hand slot reaches: its
+    rows about as bright as the brightest (each row by its 75th percentile across the tile,
+    so a glyph's strokes do not darken it). A standing tile seen askew shows a long side
+    below its top, but that side is in shade (~0.6 of the face): halfway between the felt
+    and the face it passed for a face on a dark felt, and the standing hand read as tiles."""
     upright = _turn_back(cell.sum(2), s, False)
-    bright = upright > 0.5 * (float(upright.max()) + float(upright.min()))
-    return float((bright.mean(1) > 0.5).sum()) / READ_SCALE
+    m = round(MARGIN_MM * READ_SCALE) + 2
+    rows = np.percentile(upright[:, m : upright.shape[1] - m], 75, axis=1)
+    return float((rows > FACE_SHARE * float(rows.max())).sum()) / READ_SCALE
 
 
 def _face_box(img: Image.Image) -> tuple[float, float, float, float]:

@@ -1,15 +1,19 @@
 """Change gating on the rectified table (as camera NVRs do): motion decides which zones are read.
 
 A small grey view of the rectified table (4 mm a pixel) is compared with the previous frame
-(motion) and with the view at the zone's last reading (change). A zone is read again only when it
-differs from its last reading and has been still for ``settle_s``; unchanged zones keep their
-state, so the recognizer's cost follows the actions, not the frame rate. A changed blob that
-reaches the table's edge is an arm (players reach in from their side): the slots under it are
-occluded, which is a state, never a change.
+(motion), with the view at the zone's last reading (change) and with a background that heals
+(what stays still for ``ABSORB_S`` becomes table; a busy start takes each pixel's median). A zone
+is read again only when it differs from its last reading, and only its slots that differ and
+have been still for ``settle_s`` (a slot settles as soon as the arm has left it, not the whole
+zone); unchanged zones keep their state, so the recognizer's cost follows the actions, not the
+frame rate. A changed blob that crosses the table's edge is an arm (players reach in from their
+side): the slots under it or within ``NEAR_MM`` of it are occluded, which is a state, never a
+change.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import cv2
@@ -20,10 +24,14 @@ from vision.zones import HALF, SEATS, SLOT_COUNTS, pixel_box, slot, zone_box
 GATE_SCALE = 0.25  # px per mm of the gate's view
 MOTION = 0.06  # a pixel moved: its brightness (relative to the table's) changed this much
 CHANGED_PIXELS = 3  # a zone with at least this many changed gate pixels is changed
-EDGE_MM = 525.0  # a changed blob reaching past this (|x| or |y|) is an arm from a player's side
-START_CALM_S = 1.0  # the table at rest this long before the first reading …
-START_WAIT_S = 4.0  # … waited for at most this long
-ABSORB_S = 8.0  # still this long outside the zones: background, not an arm
+EDGE_MM = 565.0  # a changed blob reaching past this (|x| or |y|: beyond every tile, even a
+# standing one seen askew) is an arm from a player's side
+START_CALM_S = 0.6  # the table at rest this long before the first reading …
+START_WAIT_S = 4.0  # … waited for at most this long (then the background is the median view)
+ABSORB_S = 8.0  # still this long: background, not an arm (a hover lasts 3 s)
+NEAR_MM = 30.0  # a slot this close to an arm is not read: the arm's edge and shadow flicker
+TOUCH = 0.15  # a stack's top tile taken changes a tile-sized patch (~35 gate pixels) by
+TOUCH_PIXELS = 9  # far more than this; the noise of a still wall stays under 0.1
 ARM_PIXELS = 150  # an arm covers at least this much of the gate's view (~2,400 mm²)
 ZONES = ("river", "meld", "hand", "penalty", "wall")
 
@@ -31,57 +39,66 @@ ZONES = ("river", "meld", "hand", "penalty", "wall")
 @dataclass
 class ZoneGate:
     box: tuple[int, int, int, int]
-    still_since: float = 0.0
     reference: np.ndarray | None = None
+    last_read: np.ndarray | None = None  # each slot as it was when last read (since accepted)
 
 
 @dataclass
 class Gate:
-    settle_s: float = 0.2
+    settle_s: float = 0.1  # at 5 fps: read once a frame shows no motion on the slot
     zones: dict[tuple[str, str], ZoneGate] = field(default_factory=dict)
     previous: np.ndarray | None = None
-    whole: np.ndarray | None = None  # the table as last read (zones) or at rest (elsewhere)
+    whole: np.ndarray | None = None  # the background: the table without arms
     still: np.ndarray | None = None  # since when each gate pixel has not moved
     calm_since: float | None = None
     first_seen: float | None = None
-    outside: np.ndarray = field(default_factory=lambda: np.ones((0, 0), bool))
     occluder: np.ndarray | None = None
+    first_views: list[np.ndarray] = field(default_factory=list)  # until ready: the background
 
     def __post_init__(self) -> None:
-        side = round(2 * HALF * GATE_SCALE)
-        self.outside = np.ones((side, side), bool)
         for seat in SEATS:
             for zone in ZONES:
-                box = pixel_box(zone_box(seat, zone), GATE_SCALE)
-                self.zones[(seat, zone)] = ZoneGate(box)
-                self.outside[box[1] : box[3], box[0] : box[2]] = False
+                self.zones[(seat, zone)] = ZoneGate(pixel_box(zone_box(seat, zone), GATE_SCALE))
 
     def ready(self, view: np.ndarray, t: float) -> bool:
-        """Whether the table has been at rest for ``START_CALM_S`` (checked until it has): the
-        first readings and the background are taken from a table no arm is over."""
+        """Whether the table has been at rest for ``START_CALM_S`` (or waited ``START_WAIT_S``):
+        the first readings are taken from a table no arm moves over, against a background that
+        is each pixel's median since the first frame."""
         if self.calm_since is not None and t - self.calm_since >= START_CALM_S:
             return True
         if self.first_seen is None:
             self.first_seen = t
         prev = self.previous if self.previous is not None else view
         self.previous = view
+        if len(self.first_views) < round(START_WAIT_S / 0.2) + 1 and (
+            t - self.first_seen >= 0.2 * len(self.first_views)
+        ):
+            self.first_views.append(view)  # 5 a second at most
         if (np.abs(view - prev) > MOTION).sum() >= ARM_PIXELS // 4 or self.calm_since is None:
             self.calm_since = t
-        if t - self.first_seen >= START_WAIT_S:  # a busy table: start anyway (the background
-            self.calm_since = t - START_CALM_S  # past the zones heals in ABSORB_S)
-        return t - self.calm_since >= START_CALM_S
+        if t - self.first_seen >= START_WAIT_S:  # a busy table: start anyway
+            self.calm_since = t - START_CALM_S
+        elif t - self.calm_since < START_CALM_S:
+            return False
+        # the background is each pixel's median over the wait: arms come and go (and one at
+        # rest is still an arm), and an arm in the background would hide as the table
+        self.whole = np.median(np.stack([*self.first_views, view]), axis=0).astype(np.float32)
+        self.first_views = []
+        return True
 
     def update(self, view: np.ndarray, t: float) -> list[tuple[str, str]]:
-        """Feed one gate view; the zones that are still and changed since their last reading."""
+        """Feed one gate view; the zones that changed since their last reading."""
         prev = self.previous if self.previous is not None else view
         moving = np.abs(view - prev) > MOTION
         self.previous = view
-        if self.whole is None or self.still is None:
-            self.whole, self.still = view.copy(), np.full(view.shape, t, np.float32)
-        # outside the zones the table as first seen slowly becomes the table as it is: what has
-        # not moved for ABSORB_S (an arm at rest longer than any reach) is background
+        if self.whole is None:
+            self.whole = view.copy()
+        if self.still is None:
+            self.still = np.full(view.shape, t, np.float32)
+        # the table as first seen slowly becomes the table as it is: what has not moved for
+        # ABSORB_S (longer than any arm rests) is background, so a wrong start heals
         self.still[moving] = t
-        calm = (t - self.still >= ABSORB_S) & self.outside
+        calm = t - self.still >= ABSORB_S
         self.whole[calm] = view[calm]
         due: list[tuple[str, str]] = []
         for key, z in self.zones.items():
@@ -89,19 +106,26 @@ class Gate:
             if z.reference is None:  # never read: every slot is read (see changed_slots)
                 due.append(key)
                 continue
-            if moving[y1:y2, x1:x2].sum() >= CHANGED_PIXELS:
-                z.still_since = t
-            diff = np.abs(view[y1:y2, x1:x2] - z.reference) > MOTION
-            if diff.sum() >= CHANGED_PIXELS and t - z.still_since >= self.settle_s:
+            if (_diff(view[y1:y2, x1:x2], z.reference) > MOTION).sum() >= CHANGED_PIXELS:
                 due.append(key)
-        self.occluder = self._arms(moving | (np.abs(view - self.whole) > MOTION))
+        self.occluder = self._arms(np.abs(view - self.whole) > MOTION)  # (not where it was)
         return due
+
+    def touched(self, seat: str, zone: str, view: np.ndarray) -> bool:
+        """Whether a zone differs clearly from its last reading (``TOUCH``), not by noise:
+        a wall whose stacks all still stand is reported only so (it times a draw)."""
+        z = self.zones[(seat, zone)]
+        if z.reference is None:
+            return False
+        x1, y1, x2, y2 = z.box
+        return int((_diff(view[y1:y2, x1:x2], z.reference) > TOUCH).sum()) >= TOUCH_PIXELS
 
     def accept(self, key: tuple[str, str], view: np.ndarray) -> None:
         """The zone was read: its reference is now."""
         z = self.zones[key]
         x1, y1, x2, y2 = z.box
         z.reference = view[y1:y2, x1:x2].copy()
+        z.last_read = None
         if self.whole is not None:
             self.whole[y1:y2, x1:x2] = z.reference
 
@@ -121,20 +145,45 @@ class Gate:
         border[:edge], border[-edge:], border[:, :edge], border[:, -edge:] = True, True, True, True
         arms = np.unique(labels[border & (mask > 0)])
         out: np.ndarray = np.isin(labels, arms[arms > 0])
-        return cv2.dilate(out.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        near = 2 * round(NEAR_MM * GATE_SCALE) + 1
+        return cv2.dilate(out.astype(np.uint8), np.ones((near, near), np.uint8)) > 0
 
     def changed_slots(self, seat: str, zone: str, view: np.ndarray) -> set[int]:
-        """Slots of a zone whose gate pixels differ from the zone's last reading."""
+        """Slots of a zone whose gate pixels differ from the zone's last reading, and from
+        how they looked when last read (a slot read as it is now needs no new reading)."""
         z = self.zones[(seat, zone)]
         if z.reference is None:
             return set(range(SLOT_COUNTS[zone]))
-        x1, y1, _, _ = z.box
+        x1, y1, x2, y2 = z.box
+        now = view[y1:y2, x1:x2]
+        diff = _diff(now, z.reference) > MOTION
+        if z.last_read is not None:
+            diff &= np.abs(now - z.last_read) > MOTION
         out: set[int] = set()
         for i in range(SLOT_COUNTS[zone]):
             u1, v1, u2, v2 = _slot_box(seat, zone, i)
-            now = view[v1:v2, u1:u2]
-            ref = z.reference[v1 - y1 : v2 - y1, u1 - x1 : u2 - x1]
-            if now.shape == ref.shape and (np.abs(now - ref) > MOTION).any():
+            if diff[v1 - y1 : v2 - y1, u1 - x1 : u2 - x1].any():
+                out.add(i)
+        return out
+
+    def read(self, seat: str, zone: str, view: np.ndarray, slots: set[int]) -> None:
+        """These slots of a zone were read as they look now."""
+        z = self.zones[(seat, zone)]
+        x1, y1, x2, y2 = z.box
+        if z.last_read is None:
+            z.last_read = np.full((y2 - y1, x2 - x1), -10.0, np.float32)  # never read
+        for i in slots:
+            u1, v1, u2, v2 = _slot_box(seat, zone, i)
+            z.last_read[v1 - y1 : v2 - y1, u1 - x1 : u2 - x1] = view[v1:v2, u1:u2]
+
+    def moving(self, seat: str, zone: str, t: float) -> set[int]:
+        """Slots of a zone where something moved in the last ``settle_s``."""
+        if self.still is None:
+            return set(range(SLOT_COUNTS[zone]))
+        out: set[int] = set()
+        for i in range(SLOT_COUNTS[zone]):
+            x1, y1, x2, y2 = _slot_box(seat, zone, i)
+            if t - float(self.still[y1:y2, x1:x2].max()) < self.settle_s:
                 out.add(i)
         return out
 
@@ -150,6 +199,15 @@ class Gate:
         return out
 
 
+def _diff(now: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """How a zone differs from its reference, its overall brightness aside (the light drifts
+    slowly and unevenly; a tile put or taken changes a part of the zone, not all of it)."""
+    gain = float(np.median(reference)) / max(float(np.median(now)), 1e-3)
+    out: np.ndarray = np.abs(now * gain - reference)
+    return out
+
+
+@functools.cache
 def _slot_box(seat: str, zone: str, index: int) -> tuple[int, int, int, int]:
     s = slot(seat, zone, index)
     return pixel_box((s.x - s.w / 2, s.y - s.h / 2, s.x + s.w / 2, s.y + s.h / 2), GATE_SCALE)

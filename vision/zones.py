@@ -13,6 +13,7 @@ right of the hand).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -94,6 +95,7 @@ SLOT_COUNTS = {
 }
 
 
+@functools.cache
 def slot(seat: str, zone: str, index: int) -> Slot:
     x, y, w, h = _local(zone, index)
     return _slot(seat, zone, index, x, y, w, h)

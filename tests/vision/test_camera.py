@@ -14,6 +14,7 @@ import pytest
 from camera_kit import game
 
 from referee.fusion import Fusion
+from referee.game.sim import Simulator
 from referee.game.table import Table
 from vision.calibrate import calibrate, from_corners
 from vision.camera import TableReader
@@ -192,6 +193,29 @@ def test_a_rendered_clip_through_the_pipeline_gives_exactly_the_expected_actions
     want = [action_key(e) for e in events if e.type in kinds and e.ts <= 29.0]
     got = [action_key(e) for e in fusion.events if e.type in kinds]
     assert got == want
+    assert fusion.alerts == []
+
+
+def test_a_claim_placed_while_the_claimers_arm_lingers_is_read_before_its_discard(
+    recognizer: TileRecognizer,
+) -> None:
+    """The demo's smoke hand (seed 73): N chows W's 8p and discards 0.6 s later, so N's arm
+    hides the new meld until after the discard is seen. The discard must wait for the claim,
+    so no wall may time a draw N never made (a still wall's noise is no tile taken)."""
+    events = list(Simulator(seed=73).run(1))
+    deal = next(i for i, e in enumerate(events) if e.type == "deal")
+    table = Table()
+    for e in events[: deal + 1]:
+        table.apply(e)
+    fusion = Fusion(table, deal + 1)
+    start = events[deal].ts + 0.5
+    spec = RenderSpec(W, H, fps=5, style="text", pose="top", seed=73, hovers=0, end=start + 26.5)
+    clip = ((line["i"], line["t"], frame) for frame, line in frames(events, spec))
+    run_frames(clip, TableReader(recognizer), fusion)
+    kinds = ("draw", "discard", "chow", "pung", "kong", "win")
+    want = [action_key(e) for e in events if e.type in kinds and e.ts <= start + 25.0]
+    assert ("chow", "N", None) in want[-2:]
+    assert [action_key(e) for e in fusion.events if e.type in kinds] == want
     assert fusion.alerts == []
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import zlib
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -205,7 +206,9 @@ class TableRenderer:
                 self._put(img, s.x, s.y, _turn(top, s.angle), TILE_H)
         for key, placed in sorted(layout.tiles.items()):
             s = _slot_of(key)
-            face = self.faces.face(_class(placed), hash(key) & 7)
+            # the slot picks the face's variant (crc32, not hash(): str hashes change with
+            # each process, and so did every rendered video and the bench's figures)
+            face = self.faces.face(_class(placed), zlib.crc32(key.encode()) & 7)
             self._put(img, s.x, s.y, _turn(face, s.angle + (90 if placed.sideways else 0)), TILE_T)
         for value, (x, y) in zip(layout.dice or (), DICE_AT, strict=False):
             self._put(img, x, y, _die_face(value, self.scale), DIE_MM)
