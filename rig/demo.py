@@ -20,7 +20,9 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import secrets
+import shutil
 import signal
 import socket
 import sys
@@ -52,6 +54,7 @@ from rig.runtime import Rig
 
 DEMO_USER = "demo"
 HAND_LIMIT_S = 90.0  # past the hand's simulated end: the pipelines are stuck
+EVIDENCE_TOKEN_ENV = "MJREF_DEMO_EVIDENCE_TOKEN"
 SEED = 73  # the first hand (a chow, a win on a discard); the next hands count up from here
 GIVE_UP_AFTER = 3  # failed sessions in a row after which a table stops (and says so)
 
@@ -162,13 +165,16 @@ class DemoTable:
         fake = FakeTable(PtyEndpoint(str(self.link)), seed=len(self.table_id))
         await fake.start()
         log = self.out / f"{self.table_id}.sqlite"
-        cfg = parse(
-            {
-                "table": {"id": self.table_id, "session": session, "log": str(log)},
-                "bus": {"mqtt": self.bus_url} if self.bus_url else {},
-                "table_link": {"port": fake.path},
-            }
-        )
+        spec: dict[str, Any] = {
+            "table": {"id": self.table_id, "session": session, "log": str(log)},
+            "bus": {"mqtt": self.bus_url} if self.bus_url else {},
+            "table_link": {"port": fake.path},
+        }
+        token = os.environ.get(EVIDENCE_TOKEN_ENV)
+        if token:  # recorded, the clips served to the dashboard (not in --smoke: no dashboard)
+            evidence = {"dir": str(self.out / "evidence" / self.table_id), "token": token}
+            spec["evidence"] = {**evidence, "host": "127.0.0.1", "budget_gb": 2.0}
+        cfg = parse(spec)
         bus = self.bus if self.bus_url is None else _mqtt_bus(cfg)
         rig = self.rig = Rig(cfg, bus)
         await rig.start()
@@ -336,6 +342,7 @@ async def _settle(tasks: set[asyncio.Task[Any]]) -> None:
 def _fresh(out: Path, table: str) -> None:
     for suffix in ("", "-wal", "-shm"):
         (out / f"{table}.sqlite{suffix}").unlink(missing_ok=True)
+    shutil.rmtree(out / "evidence" / table, ignore_errors=True)
 
 
 async def smoke(args: argparse.Namespace, drop: tuple[float, float] | None) -> int:
@@ -400,7 +407,9 @@ async def serve(args: argparse.Namespace, stopping: asyncio.Event) -> int:
     port = sock.getsockname()[1]
     data = args.out / "dashboard"
     password = _demo_user(data)
-    given: dict[str, Any] = {"data": data, "port": port, "mqtt": bus_url}
+    # the tables' clip servers trust the dashboard with this token (their processes inherit it)
+    os.environ[EVIDENCE_TOKEN_ENV] = token = secrets.token_urlsafe(18)
+    given: dict[str, Any] = {"data": data, "port": port, "mqtt": bus_url, "evidence_token": token}
     settings = Settings(**given)
     bus: Bus = MemoryBus()
     app = create_app(settings, bus=None if args.mqtt else bus)

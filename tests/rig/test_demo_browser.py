@@ -1,6 +1,7 @@
 """The demo's dashboard in a real headless Chromium: the demo login works, the unspoken claim
 of the table's first hand (heard, or rather not heard, through the table audio) arrives as an
-alert with a penalty proposal, and a referee's confirmation is logged by the table's rig."""
+alert with a penalty proposal and its audio clip (recorded by the table's rig, served to the
+dashboard), and a referee's confirmation is logged by the table's rig."""
 
 from __future__ import annotations
 
@@ -42,6 +43,13 @@ def test_a_referee_confirms_a_penalty_on_the_demo_dashboard(
         page.wait_for_selector(confirm, timeout=240_000)  # pushed live as the hand is played
         item = page.locator(confirm).first.locator("xpath=ancestor::article").first
         rule = item.inner_text()
+        clip = item.locator("audio").first.get_attribute("src")  # the unspoken claim's clip
+        assert clip, item.inner_html()
+        deadline = time.monotonic() + 60  # served once the rig's 10 s segment has closed
+        while (answer := page.request.get(f"{demo.url}{clip}")).status != 200:
+            assert time.monotonic() < deadline, (answer.status, answer.text()[:300])
+            time.sleep(1.0)  # waiting on the rig's recorder
+        assert answer.headers["content-type"].startswith("audio/") and len(answer.body()) > 1000
         page.locator(confirm).first.click()
         deadline = time.monotonic() + 30
         while not _decisions(tmp_path / "T1.sqlite"):
