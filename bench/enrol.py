@@ -143,7 +143,9 @@ def curve(
 
 def plot(results: dict[str, Any], path: Path, ks: Sequence[int] = KS) -> None:
     """A small SVG: accuracy against enrolment photos, one line per held-out style."""
-    w, h, left, bottom, top, right = 520, 320, 60, 50, 30, 150
+    known = results.get("known", {})
+    extra = 14 * (len(known) + 1)  # a line per known style under the plot
+    w, h, left, bottom, top, right = 620, 320 + extra, 60, 50 + extra, 30, 250
     lo = 0.6
 
     def x(k: float) -> float:
@@ -189,6 +191,22 @@ def plot(results: dict[str, Any], path: Path, ks: Sequence[int] = KS) -> None:
         ya = y(row[str(ks[-1])]["after"])
         out.append(f'<text x="{w - right + 6}" y="{ya + 4:.1f}" fill="{c}">{name}</text>')
         out.append(f'<text x="{w - right + 6}" y="{yb + 4:.1f}" fill="{c}">before</text>')
+    line = h - 14 * len(known) - 6
+    out.append(
+        f'<text x="{left}" y="{line}">Known styles, tile accuracy shipped → with each '
+        "profile (tiles lost / gained):</text>"
+    )
+    for i, (name, row) in enumerate(known.items()):
+        withs = [
+            f"{key.removeprefix('with the ').removesuffix(' profile')} {row[key]:.3f} "
+            f"({row['changes ' + key]['lost']}/{row['changes ' + key]['gained']})"
+            for key in row
+            if key.startswith("with the ")
+        ]
+        out.append(
+            f'<text x="{left}" y="{line + 14 * (i + 1)}">{name} ({row["tiles"]} tiles): '
+            f"{row['shipped']:.3f} → {', '.join(withs)}</text>"
+        )
     out.append("</svg>")
     path.write_text("\n".join(out) + "\n")
 

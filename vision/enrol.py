@@ -11,7 +11,14 @@ What is fitted, all in numpy on the shipped models' outputs (no torch):
 2. a temperature for those probabilities, then the confidence (Platt scaling of the detector's
    score and the classifier's probability: "a tile, named right"), both on held-out photos —
    each photo read by a layer fitted on the others (with one photo: on itself, temperature 1);
-3. the keep threshold with the best end-to-end tile accuracy on those held-out readings.
+3. the keep threshold with the best end-to-end tile accuracy on those held-out readings;
+4. the gate: the venue's crops, against which each crop is weighed with the tiles of the known
+   styles (vision/known_styles.py); outside it the shipped reading stands (vision/profile.py).
+
+Everything is decided on held-out photos, since the photos are few: the Platt calibration is
+kept only when it reads them better than the shipped det × √p at 0.4 (5 jade scenes once read
+0.665 with it), and the profile itself only when it reads them better than the shipped models;
+else it reads every crop as they do.
 
 :func:`check` refuses, one line per problem and naming what to add, too few photos, unlabelled
 or corrupt photos, boxes outside their image, labels that are not tile names and missing kinds.

@@ -17,7 +17,7 @@ from rig.cli import main as mjref
 from vision.classes import NAME_SETS
 from vision.dataset import Box, read_labels
 from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, TileRecognizer
-from vision.enrol import Photo, enrol
+from vision.enrol import Photo, crops_array, enrol
 from vision.image_io import load_image
 from vision.metrics import evaluate, match
 from vision.onnx_model import ModelError
@@ -263,6 +263,17 @@ def test_a_profile_keeps_the_shipped_reading_of_known_rendered_styles(
         scene = render_scene(random.Random(seed), CropBank(real_share=0.0, style=style))
         photos.append(Photo(Path(f"{style}-{seed}"), scene.image, [Box(*b) for b in scene.boxes]))
     assert _assert_known_tiles_unchanged(fitted[0], photos) >= 60
+    # the gate: the venue's own faces are read its way, the known ones not one
+    rec = TileRecognizer(profile=fitted[0])
+    assert _venue_share(rec, fitted[1]) >= 0.3
+    assert max(_venue_share(rec, photo) for photo in photos) == 0.0
+
+
+def _venue_share(rec: TileRecognizer, photo: Photo) -> float:
+    """The share of a photo's labelled tiles that the profile's gate reads as the venue's."""
+    assert rec.profile is not None
+    x = crops_array(photo.image, [(b.x1, b.y1, b.x2, b.y2) for b in photo.boxes], rec.crop)
+    return float(rec.profile.inside(rec.run_with_embedding(x)[1]).mean())
 
 
 def test_a_profile_keeps_the_shipped_reading_of_known_real_sets(
