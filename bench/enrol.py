@@ -13,7 +13,8 @@ beside the checkout). Two held-out styles:
 For each: end-to-end tile accuracy (``vision/metrics.py``: a dropped tile counts as a miss) on
 the test photos at the default threshold, before (shipped models, 0.4) and after (the profile,
 its keep threshold); and on styles the models know (a seeded 30 of the other valid photos, and
-rendered ``text``/``glyph`` scenes) with the 10-photo profiles, which must lose nothing. Writes
+rendered ``text``/``glyph`` scenes) with the 10-photo and the sheet profiles, tile by tile (tiles
+lost and gained), which must lose nothing. ``--ks 10``: a quick run, without the plot. Writes
 ``docs/enrol.svg`` (the accuracy against the number of enrolment photos) and
 ``build/enrol/enrol.json``.
 """
@@ -171,7 +172,7 @@ def plot(results: dict[str, Any], path: Path, ks: Sequence[int] = KS) -> None:
     for k in ks:
         out.append(f'<text x="{x(k)}" y="{h - bottom + 16}" text-anchor="middle">{k}</text>')
     out.append(
-        f'<text x="{(left + w - right) / 2}" y="{h - 12}" text-anchor="middle">'
+        f'<text x="{(left + w - right) / 2}" y="{h - bottom + 32}" text-anchor="middle">'
         "enrolment photos</text>"
     )
     colours = ("#1f77b4", "#2ca02c", "#9467bd")

@@ -4,7 +4,7 @@ A venue profile reads a crop its own way only when the crop looks more like the 
 than like any tile the models were trained on; everything else keeps the shipped reading, so a
 profile costs nothing on the styles the models know. The cosine to the venue's own crops alone
 cannot tell: the classifier's embeddings (post-ReLU, all positive) of real tile photos are all
-close, and a real profile's gate let in 60 % of other sets' tiles (bench/README.md). So the
+close, and a real profile's gate let in 63 % of other sets' boxes (models/MODELS.md). So the
 shipped models carry ``known_styles.npz``: the unit ``embedding`` of tiles of the styles they
 know — every labelled tile of one augmented copy of each train-split photo, at a random quarter
 turn, and of 60 rendered ``text``/``glyph`` scenes (seeds away from the bench's) — with the
