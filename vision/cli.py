@@ -335,4 +335,6 @@ def run_enrol(args: argparse.Namespace) -> int:
         f"{args.out}: profile {profile.name!r} from {len(photos)} photo(s), {info['tiles']} tiles "
         f"({len(info['per_class'])} classes) in {info['seconds']} s; keep conf ≥ {profile.keep}"
     )
+    if not len(profile.venue):
+        print(f"{args.out}: {info['fitted']['active']}")
     return 0

@@ -18,8 +18,9 @@ from PIL import Image
 
 from vision.classes import NUM_CLASSES, class_label
 from vision.embedding import EMBEDDING
+from vision.known_styles import KNOWN_FILE, load_known
 from vision.onnx_model import ModelError, OnnxModel
-from vision.profile import ProfileError, VenueProfile
+from vision.profile import ProfileError, VenueProfile, model_hash
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.onnx"
@@ -234,6 +235,11 @@ class TileRecognizer:
                 f"{cls_path}: a venue profile needs the classifier's {EMBEDDING!r} output "
                 "(python -m vision.embedding adds it)"
             )
+        if len(profile.known) == 0:
+            try:
+                profile.known = load_known(cls_path.parent / KNOWN_FILE, model_hash(cls_path))
+            except ValueError as exc:
+                raise ModelError(str(exc)) from None
         return profile
 
     # -- detection -------------------------------------------------------------------------
@@ -431,9 +437,9 @@ class TileRecognizer:
         as the venue's (decided on the upright crop, kept for its other turns)."""
         inside = None
         if self.profile is not None:
-            emb = self.embed(x)
+            probs, emb = self.run_with_embedding(x)
             inside = self.profile.inside(emb)
-            probs = self.profile.probs(emb, inside)
+            probs = self.profile.probs(emb, probs, inside)
         else:
             probs = self._run_classifier(x)
         unsure = np.flatnonzero(probs.max(1) < SURE)
@@ -442,8 +448,8 @@ class TileRecognizer:
                 [np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, self.turns)]
             )
             if self.profile is not None and inside is not None:
-                routes = np.tile(inside[unsure], self.turns - 1)
-                more = self.profile.probs(self.embed(others), routes)
+                shipped, emb = self.run_with_embedding(others)
+                more = self.profile.probs(emb, shipped, np.tile(inside[unsure], self.turns - 1))
             else:
                 more = self._run_classifier(others)
             more = more.reshape(self.turns - 1, unsure.size, NUM_CLASSES).sum(0)
@@ -454,6 +460,17 @@ class TileRecognizer:
         assert self.classifier is not None
         x = np.ascontiguousarray(x)
         return np.concatenate([self.classifier.run(x[i : i + 256]) for i in range(0, len(x), 256)])
+
+    def run_with_embedding(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The classifier's own ``probs`` and its ``embedding`` from one pass."""
+        assert self.classifier is not None
+        x = np.ascontiguousarray(x)
+        names = [self.classifier.output_names[0], EMBEDDING]
+        if len(x) == 0:  # the shapes of no crops, from one blank one
+            probs, emb = self.classifier.run_named(np.zeros((1, *x.shape[1:]), np.float32), names)
+            return probs[:0], emb[:0]
+        outs = [self.classifier.run_named(x[i : i + 256], names) for i in range(0, len(x), 256)]
+        return np.concatenate([o[0] for o in outs]), np.concatenate([o[1] for o in outs])
 
     def embed(self, x: np.ndarray) -> np.ndarray:
         """The classifier's features ``[n, C]`` of crops ``[n, 3, side, side]`` (0–1)."""

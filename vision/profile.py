@@ -14,7 +14,15 @@ holds three things fitted on a few photos of the venue's tiles:
 * the confidence: ``sigmoid(a·logit(det) + b·log(p) + c)`` of the detector score and the
   classifier's probability (Platt scaling on the enrolment detections: "is it a tile, named
   right"), in place of the shipped ``det × √p``;
-* the keep threshold for that confidence (the best tile accuracy on the enrolment photos).
+* the keep threshold for that confidence (the best tile accuracy on the enrolment photos);
+* the gate: which crops are the venue's. A crop is read as above only when its embedding is
+  closer (cosine, by more than ``margin``) to one of the venue's enrolled crops (``venue``
+  [m, C]) than to every tile of the styles the shipped models know (``models/known_styles.npz``,
+  vision/known_styles.py); every other crop keeps the shipped classifier's own ``probs`` and the
+  shipped ``det × √p`` (scaled so its 0.4 falls on the keep threshold, which keeps the same
+  tiles): on the styles the models know a profile changes nothing but the tiles it takes for
+  the venue's. A profile whose reading did not beat the shipped one on held-out enrolment
+  photos has no ``venue`` crops: it reads everything as the shipped models do.
 
 ``profile.json`` names all of it, the tiles it was fitted on, and the SHA-256 of the model
 files it was fitted against: a profile is refused by other models (its head reads their
@@ -36,7 +44,7 @@ from vision.classes import NUM_CLASSES
 
 PROFILE_JSON = "profile.json"
 HEAD_NPZ = "head.npz"
-FORMAT = 1
+FORMAT = 2  # 2: the gate against the known styles (1: a cosine to the venue's alone)
 SHIPPED_KEEP = 0.4  # vision.detect.DEFAULT_MIN_CONF, the shipped rule's threshold
 DET_FLOOR = 0.05  # enrolment calibrates the boxes the detector scores this or more: none below
 
@@ -83,12 +91,14 @@ class VenueProfile:
     enrolled: np.ndarray  # [43] bool
     pull: float
     temperature: float
-    gate: float  # crops at least this close (cosine) to a prototype are read as the venue's
-    shipped: tuple[np.ndarray, np.ndarray]  # the shipped last layer: crops outside the gate
+    venue: np.ndarray  # [m, C] unit embeddings of the venue's crops; empty: read as shipped
+    margin: float  # how much closer to a venue crop than to any known tile a crop must be
     platt: tuple[float, float, float] | None  # a (logit det), b (log p), c; None: det × √p
     keep: float  # the keep threshold of :meth:`confidence`
     models: dict[str, str]  # model file name → model_hash
     info: dict[str, Any] = field(default_factory=dict)  # what was fitted on how many tiles
+    known: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    # [n, C] unit embeddings of the known styles (vision/known_styles.py), set by its user
 
     def logits(self, embedding: np.ndarray) -> np.ndarray:
         """Logits ``[n, 43]`` (before the temperature) from the embedding ``[n, C]``."""
@@ -101,24 +111,27 @@ class VenueProfile:
         return out
 
     def inside(self, embedding: np.ndarray) -> np.ndarray:
-        """Which crops look like the venue's tiles: cosine to the nearest prototype ≥ the
-        gate. The others (another set, a style the models know) are read as without a profile,
-        so a profile costs nothing on tiles it was not fitted on."""
-        if not self.enrolled.any():
+        """Which crops are the venue's: closer to one of its crops than to every known tile,
+        by more than the margin. The others are read as without a profile."""
+        if len(self.venue) == 0 or len(embedding) == 0:
             return np.zeros(len(embedding), bool)
-        norm = np.linalg.norm(embedding, axis=1, keepdims=True)
-        cos = (embedding / np.maximum(norm, 1e-9)) @ self.prototypes[self.enrolled].T
-        out: np.ndarray = cos.max(1) >= self.gate
+        if len(self.known) == 0:
+            raise ProfileError(f"{self.name}: the known styles are not loaded")
+        unit = embedding / np.maximum(np.linalg.norm(embedding, axis=1, keepdims=True), 1e-9)
+        venue = (unit @ self.venue.T).max(1)
+        known = (unit @ self.known.T).max(1)
+        out: np.ndarray = venue - known > self.margin
         return out
 
-    def probs(self, embedding: np.ndarray, inside: np.ndarray | None = None) -> np.ndarray:
-        """Class probabilities ``[n, 43]`` from the classifier's embedding ``[n, C]``: the
-        venue's reading inside the gate, the shipped layer's outside."""
-        inside = self.inside(embedding) if inside is None else inside
-        weight, bias = self.shipped
-        shipped = softmax(embedding @ weight.T + bias)
-        venue = softmax(self.logits(embedding) / self.temperature)
-        out: np.ndarray = np.where(inside[:, None], venue, shipped)
+    def venue_probs(self, embedding: np.ndarray) -> np.ndarray:
+        """The venue's class probabilities ``[n, 43]`` from the embedding ``[n, C]``."""
+        return softmax(self.logits(embedding) / self.temperature)
+
+    def probs(self, embedding: np.ndarray, shipped: np.ndarray, inside: np.ndarray) -> np.ndarray:
+        """The venue's probabilities inside the gate, the shipped ``probs`` outside."""
+        out = shipped.astype(np.float64, copy=True)
+        if inside.any():
+            out[inside] = self.venue_probs(embedding[inside])
         return out
 
     def confidence(
@@ -171,15 +184,14 @@ class VenueProfile:
             bias=self.bias.astype(np.float32),
             prototypes=self.prototypes.astype(np.float32),
             enrolled=self.enrolled.astype(bool),
-            shipped_weight=self.shipped[0].astype(np.float32),
-            shipped_bias=self.shipped[1].astype(np.float32),
+            venue=self.venue.astype(np.float16),
         )
         meta = {
             "format": FORMAT,
             "name": self.name,
             "models": self.models,
             "pull": round(self.pull, 4),
-            "gate": round(self.gate, 4),
+            "margin": round(self.margin, 4),
             "temperature": round(self.temperature, 6),
             "platt": None
             if self.platt is None
@@ -199,10 +211,15 @@ class VenueProfile:
             )
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            if meta.get("format") != FORMAT:
+                raise ProfileError(
+                    f"{folder}: profile format {meta.get('format')!r}, expected {FORMAT}; "
+                    "enrol the venue's tiles again"
+                )
             with np.load(head_path, allow_pickle=False) as npz:
                 weight, bias = np.asarray(npz["weight"]), np.asarray(npz["bias"])
                 prototypes, enrolled = np.asarray(npz["prototypes"]), np.asarray(npz["enrolled"])
-                shipped = (np.asarray(npz["shipped_weight"]), np.asarray(npz["shipped_bias"]))
+                venue = np.asarray(npz["venue"]).astype(np.float32)
             platt = meta["platt"]
             profile = cls(
                 name=str(meta["name"]),
@@ -212,8 +229,8 @@ class VenueProfile:
                 enrolled=enrolled.astype(bool),
                 pull=float(meta["pull"]),
                 temperature=float(meta["temperature"]),
-                gate=float(meta["gate"]),
-                shipped=shipped,
+                venue=venue,
+                margin=float(meta["margin"]),
                 platt=None
                 if platt is None
                 else (float(platt["a"]), float(platt["b"]), float(platt["c"])),
@@ -221,18 +238,16 @@ class VenueProfile:
                 models={str(k): str(v) for k, v in dict(meta["models"]).items()},
                 info={k: v for k, v in meta.items() if k not in _CORE_KEYS},
             )
+        except ProfileError:
+            raise
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ProfileError(f"{folder}: corrupt venue profile ({exc})") from None
-        if meta.get("format") != FORMAT:
-            raise ProfileError(
-                f"{folder}: profile format {meta.get('format')!r}, expected {FORMAT}"
-            )
         if (
             weight.ndim != 2
             or weight.shape[0] != NUM_CLASSES
             or bias.shape != (NUM_CLASSES,)
             or prototypes.shape != weight.shape
-            or shipped[0].shape != weight.shape
+            or (venue.size and (venue.ndim != 2 or venue.shape[1] != weight.shape[1]))
             or enrolled.shape != (NUM_CLASSES,)
         ):
             raise ProfileError(
@@ -257,4 +272,4 @@ class VenueProfile:
             raise ProfileError("\n".join(problems))
 
 
-_CORE_KEYS = {"format", "name", "models", "pull", "gate", "temperature", "platt", "keep"}
+_CORE_KEYS = {"format", "name", "models", "pull", "margin", "temperature", "platt", "keep"}

@@ -19,7 +19,7 @@ def _profile(folder: Path) -> None:
     models = {n: model_hash(MODELS_DIR / n) for n in (DETECTOR_FILE, CLASSIFIER_FILE)}
     bias = np.zeros(NUM_CLASSES)
     VenueProfile(
-        "venue", zeros, bias, zeros, np.zeros(NUM_CLASSES, bool), 10.0, 1.0, 0.8, (zeros, bias),
+        "venue", zeros, bias, zeros, np.zeros(NUM_CLASSES, bool), 10.0, 1.0, zeros, 0.06,
         None, 0.4, models,
     ).save(folder)  # fmt: skip
 

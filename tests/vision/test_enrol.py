@@ -4,6 +4,8 @@ by line; a profile from other models is refused, naming both versions."""
 from __future__ import annotations
 
 import json
+import os
+import random
 import shutil
 from pathlib import Path
 
@@ -12,20 +14,23 @@ import pytest
 from PIL import Image
 
 from rig.cli import main as mjref
-from vision.dataset import Box
+from vision.classes import NAME_SETS
+from vision.dataset import Box, read_labels
 from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, TileRecognizer
-from vision.enrol import Photo, enrol
-from vision.metrics import evaluate
+from vision.enrol import Photo, crops_array, enrol
+from vision.image_io import load_image
+from vision.metrics import evaluate, match
 from vision.onnx_model import ModelError
 from vision.profile import VenueProfile
+from vision.synth.bank import CropBank
 from vision.synth.faces import FontMissing, procedural_tile
+from vision.synth.scene import render_scene
 from vision.synth.sheet_photo import render_sheet_photo
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+REPO = Path(__file__).resolve().parents[2]
 
 try:
-    import random
-
     procedural_tile(random.Random(0), 0, 40, "jade")
 except FontMissing as exc:  # pragma: no cover - ./run installs the fonts
     pytest.skip(str(exc), allow_module_level=True)
@@ -222,3 +227,67 @@ def test_enrol_cli_writes_a_profile_that_detect_uses(
     )
     tiles = json.loads(capsys.readouterr().out)["tiles"]
     assert len(tiles) >= 41
+
+
+# -- no loss on the styles the models know -----------------------------------------------------
+def _right_tiles(rec: TileRecognizer, photo: Photo) -> dict[int, int]:
+    """Tile index → the class ``rec`` keeps for it (IoU ≥ 0.5), for every tile it keeps."""
+    dets = [d for d in rec.detect(photo.image) if d.conf >= rec.min_conf]
+    preds = [(d.x1, d.y1, d.x2, d.y2, d.cls, d.conf) for d in dets]
+    hits = match(photo.boxes, preds, 0.5, same_class=False)
+    return {h: p[4] for p, h in zip(preds, hits, strict=True) if h >= 0}
+
+
+def _assert_known_tiles_unchanged(folder: Path, photos: list[Photo]) -> int:
+    """Every tile the shipped models keep and name right, the profile keeps with that name;
+    the number of such tiles."""
+    shipped, venue = TileRecognizer(), TileRecognizer(profile=folder)
+    checked = 0
+    for photo in photos:
+        before, after = _right_tiles(shipped, photo), _right_tiles(venue, photo)
+        right = {i: c for i, c in before.items() if photo.boxes[i].cls == c}
+        changed = {i: (c, after.get(i)) for i, c in right.items() if after.get(i) != c}
+        assert not changed, f"{photo.path}: tile → (shipped, with the profile) {changed}"
+        checked += len(right)
+    return checked
+
+
+def test_a_profile_keeps_the_shipped_reading_of_known_rendered_styles(
+    fitted: tuple[Path, Photo],
+) -> None:
+    """The jade profile on the rendered text and glyph faces the models were trained on: every
+    tile the shipped models get right keeps its name and stays kept (the gate reads them as a
+    known style, vision/known_styles.py)."""
+    photos = []
+    for style, seed in (("text", 8000), ("text", 8001), ("glyph", 8002), ("glyph", 8003)):
+        scene = render_scene(random.Random(seed), CropBank(real_share=0.0, style=style))
+        photos.append(Photo(Path(f"{style}-{seed}"), scene.image, [Box(*b) for b in scene.boxes]))
+    assert _assert_known_tiles_unchanged(fitted[0], photos) >= 60
+    # the gate: the venue's own faces are read its way, the known ones not one
+    rec = TileRecognizer(profile=fitted[0])
+    assert _venue_share(rec, fitted[1]) >= 0.3
+    assert max(_venue_share(rec, photo) for photo in photos) == 0.0
+
+
+def _venue_share(rec: TileRecognizer, photo: Photo) -> float:
+    """The share of a photo's labelled tiles that the profile's gate reads as the venue's."""
+    assert rec.profile is not None
+    x = crops_array(photo.image, [(b.x1, b.y1, b.x2, b.y2) for b in photo.boxes], rec.crop)
+    return float(rec.profile.inside(rec.run_with_embedding(x)[1]).mean())
+
+
+def test_a_profile_keeps_the_shipped_reading_of_known_real_sets(
+    fitted: tuple[Path, Photo],
+) -> None:
+    """The same on real photos of the dev valid split (other tile sets than the profile's);
+    skipped without ../shared/data."""
+    root = Path(os.environ.get("MJREF_SHARED", REPO.parent / "shared"))
+    valid = root / "data" / "tiles-photos-cmd4" / "valid"
+    if not valid.is_dir():
+        pytest.skip(f"{valid} not found: the real photos live in shared/ beside the repo")
+    photos = []
+    for path in sorted((valid / "images").glob("*.jpg"))[::40][:6]:
+        img = load_image(path)
+        boxes = read_labels(valid / "labels" / f"{path.stem}.txt", *img.size, NAME_SETS["cmd42"])
+        photos.append(Photo(path, img, boxes))
+    assert _assert_known_tiles_unchanged(fitted[0], photos) >= 40
