@@ -98,6 +98,14 @@ def logged(rig: Rig, type_: str, source: str | None = None) -> bool:
     )
 
 
+def heard(rig: Rig) -> bool:
+    """A call the voice input heard: the record's note (the claim checks judge the claims)."""
+    return any(
+        e.type == "observation" and e.source == "voice" and e.payload.kind == "call_heard"  # type: ignore[attr-defined]
+        for e in rig.store.events(rig.table_id, rig.session_id)
+    )
+
+
 def count(rig: Rig, type_: str) -> int:
     return sum(e.type == type_ for e in rig.store.events(rig.table_id, rig.session_id))
 
@@ -162,7 +170,7 @@ async def _hand(tmp: Path, broker: LocalBroker, wav: Path, camera: Path) -> None
         broker.start()
         await until(lambda: rig._outbox.empty() and rig.bus.connects >= 2, "the rig's resend")  # type: ignore[attr-defined]
         sub = await subscriber()  # back after the rig published: it missed the middle
-        await until(lambda: logged(rig, "call", "voice"), "South's call from the microphones")
+        await until(lambda: heard(rig), "South's call from the microphones")
         with camera.open("a", encoding="utf-8") as f:
             f.write(camera_lines(CAMERA_WIN))
         await until(lambda: any(o.type == "hand_ended" for o in rig.outputs), "the hand's end")
@@ -190,9 +198,10 @@ async def _hand(tmp: Path, broker: LocalBroker, wav: Path, camera: Path) -> None
     assert feed.resends >= 1  # the hole the broker restart left was asked for and filled
     sources = {(e["source"], e["type"]) for e in inputs}
     assert {("vision", "deal"), ("table", "wall_built"), ("table", "dice_rolled"),
-            ("voice", "call"), ("vision", "win")} <= sources  # fmt: skip
-    call = next(e for e in inputs if e["type"] == "call")
-    assert call["payload"] == {"seat": "S", "call": "win"}
+            ("voice", "observation"), ("vision", "win")} <= sources  # fmt: skip
+    [call] = [e["payload"]["data"] for e in inputs if e["type"] == "observation"
+              and e["payload"]["kind"] == "call_heard"]  # fmt: skip
+    assert (call["seat"], call["word"]) == ("S", "win")
     scored = [o for o in outputs if o["type"] == "hand_scored"]
     assert len(scored) == 1 and scored[0]["payload"]["winner_name"] == "Bo"
     rules = {o["payload"]["rule"] for o in outputs if o["type"] == "alert"}
