@@ -167,9 +167,17 @@ class Fusion:
             if obs.seat in self.winning and obs.seat not in self.revealed:
                 self._reveal(obs, faces, cite)
 
+    @property
+    def revealing(self) -> bool:
+        """A win is recorded and the winner's hand not yet read whole (the hand is over, its
+        hand zone still watched)."""
+        return bool(self.won - self.revealed)
+
     def follow(self, event: Event) -> None:
         """An event from another source of the same session (the table link's wall and dice,
         a heard call, a referee): fusion's engine sees it too, and the seq continues after it."""
+        if event.type == "deal":  # a new hand: nobody has won it yet
+            self.winning, self.won, self.revealed = set(), set(), set()
         self.table.apply(event)
         self.next_seq = max(self.next_seq, event.seq + 1)
         self._retry()
@@ -382,6 +390,8 @@ class Fusion:
         for item in list(self.pending):
             if now - item.obs.ts > PENDING_S:
                 self.pending.remove(item)
+                if item.key is not None and item.key[1] == REVEAL_KEY:
+                    self.revealed.add(item.key[0])  # told once, not at each later reading
                 self._alert(
                     FUSION_ILLEGAL,
                     f"the camera saw a change of {item.obs.seat.name}'s "

@@ -143,7 +143,7 @@ def _laid_down(drop: int) -> tuple[list[ZoneSeen], ZoneSeen]:
     assert len(whole.slots) == 14
     part = ZoneSeen(whole.ts, whole.seat, "hand", whole.slots[:-drop] if drop else whole.slots)
     later = ZoneSeen(whole.ts + 0.2, whole.seat, "hand", whole.slots)
-    return [*out[:i], part, later, *out[i + 1 :]], later
+    return [*out[:i], part, *out[i + 1 :], later], later
 
 
 def test_a_hand_still_being_laid_down_is_revealed_once_it_is_whole() -> None:
@@ -151,6 +151,7 @@ def test_a_hand_still_being_laid_down_is_revealed_once_it_is_whole() -> None:
     seen, whole = _laid_down(drop=3)
     for obs in seen:
         fusion.observe(obs)
+    assert not fusion.revealing  # the hand zone is watched after the win until it is whole
     fusion.flush(1e9)
     win = next(e for e in fusion.events if e.type == "win")
     assert win.ts == whole.ts - 0.2  # the win is not delayed: 11 tiles face up say it
@@ -173,3 +174,4 @@ def test_a_hand_never_read_whole_is_a_fusion_alert_not_a_false_reveal() -> None:
     assert [a.rule for a in fusion.table.state.alerts if a.rule == "WMC-7.4"] == []
     assert [a.rule for a in fusion.alerts] == ["FUSION-illegal"]
     assert "shows 11 tiles face up" in fusion.alerts[0].message
+    assert not fusion.revealing  # told once: the hand zone is no longer watched
