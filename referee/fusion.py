@@ -446,7 +446,7 @@ class _Pending:
     obs: ZoneSeen
     cite: str
     confidence: float
-    key: tuple[Wind, int] | None = None  # the meld it reads (a newer reading replaces it)
+    key: tuple[Wind, int] | None = None  # the meld or reveal it reads (a newer one replaces it)
     done: Callable[[], None] | None = None
     idle: str = NO_ACTION  # why it waits when its plan names no action
     why: str = ""
