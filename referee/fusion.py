@@ -9,7 +9,9 @@ the change into the action that explains it:
 - a new meld of 3 → ``chow`` / ``pung`` (the sideways tile is the claimed discard, its cell names
   the source: left, middle, right = left, opposite, right player); 4 face up → exposed ``kong``,
   2 face down → concealed ``kong``; a 4th tile on a pung → added ``kong``;
-- 8 or more tiles face up in a hand zone → ``win`` and ``hand_revealed``;
+- 8 or more tiles face up in a hand zone → ``win``; then ``hand_revealed`` from the first
+  reading of that hand with as many tiles as the winner holds (a hand still being laid down,
+  or a tile still being read, is no reveal: it would differ from the record, WMC-7.4);
 - new face-up tiles right of a hand → ``tiles_exposed`` (live penalty tiles, WMC-9.1), and a
   river tile that only the penalty tiles hold → a ``discard`` of a penalty tile (WMC-9.2).
 
@@ -45,13 +47,15 @@ from referee.events import (
 from referee.game.state import Phase
 from referee.game.table import Table
 from referee.hands import Wind
-from referee.tiles import Tile, tile_name
+from referee.tiles import NUM_KINDS, Tile, tile_name
 
 MELD_CELLS = 4
+REVEAL_KEY = -1  # the pending key of a hand's reveal (meld keys count from 0)
 REVEALED = 8  # face-up tiles in a hand zone that mean the hand was laid down
 WALL_RECENT_S = 5.0  # a wall change this recent times the draw that a discard implies
 DRAW_UNSEEN_S = 3.0  # a discard whose draw the wall did not show waits this long for a claim
 PENDING_S = 8.0  # an action the rules refuse now may wait this long for an earlier one
+NO_ACTION = "the change names no action the rules allow here"
 FUSION_ILLEGAL = "FUSION-illegal"
 FUSION_AMBIGUOUS = "FUSION-ambiguous"
 
@@ -115,6 +119,8 @@ class Fusion:
     min_confidence: float = 0.3
     zones: dict[tuple[Wind, str], dict[int, SlotSeen]] = field(default_factory=dict)
     wall_changed: float | None = None
+    winning: set[Wind] = field(default_factory=set)  # a win seen (recorded or waiting)
+    won: set[Wind] = field(default_factory=set)  # a win recorded
     revealed: set[Wind] = field(default_factory=set)
     events: list[Event] = field(default_factory=list)
     alerts: list[FusionAlert] = field(default_factory=list)
@@ -156,12 +162,22 @@ class Fusion:
                 self._attempt(lambda: [TilesExposed(seat=obs.seat, tiles=tiles)], obs, cite, 1.0)
         elif obs.zone == "hand":
             faces = [s for s in obs.slots if s.tile is not None]
-            if len(faces) >= REVEALED and obs.seat not in self.revealed:
-                self._win(obs, faces, cite)
+            if len(faces) >= REVEALED and obs.seat not in self.winning:
+                self._win(obs, cite)
+            if obs.seat in self.winning and obs.seat not in self.revealed:
+                self._reveal(obs, faces, cite)
+
+    @property
+    def revealing(self) -> bool:
+        """A win is recorded and the winner's hand not yet read whole (the hand is over, its
+        hand zone still watched)."""
+        return bool(self.won - self.revealed)
 
     def follow(self, event: Event) -> None:
         """An event from another source of the same session (the table link's wall and dice,
         a heard call, a referee): fusion's engine sees it too, and the seq continues after it."""
+        if event.type == "deal":  # a new hand: nobody has won it yet
+            self.winning, self.won, self.revealed = set(), set(), set()
         self.table.apply(event)
         self.next_seq = max(self.next_seq, event.seq + 1)
         self._retry()
@@ -283,9 +299,7 @@ class Fusion:
             return [Pung(seat=seat, tiles=tiles)]
         return [Chow(seat=seat, tiles=tiles)]
 
-    def _win(self, obs: ZoneSeen, faces: list[SlotSeen], cite: str) -> None:
-        tiles = tuple(sorted(s.tile for s in faces if s.tile is not None))
-
+    def _win(self, obs: ZoneSeen, cite: str) -> None:
         def plan() -> list[Payload]:
             hand = self.table.state.hand
             recent = self.wall_changed is not None and obs.ts - self.wall_changed <= WALL_RECENT_S
@@ -293,10 +307,28 @@ class Fusion:
             before = self._draw_before(obs.seat, own_turn=recent)
             if hand is not None and hand.last_discard is None and not before:
                 before = self._draw_before(obs.seat)
-            return [*before, WinDeclared(seat=obs.seat), HandRevealed(seat=obs.seat, tiles=tiles)]
+            return [*before, WinDeclared(seat=obs.seat)]
 
-        self._attempt(plan, obs, cite, 1.0)
-        self.revealed.add(obs.seat)
+        self.winning.add(obs.seat)
+        self._attempt(plan, obs, cite, 1.0, done=lambda: self.won.add(obs.seat))
+
+    def _reveal(self, obs: ZoneSeen, faces: list[SlotSeen], cite: str) -> None:
+        """The winner's hand as now read replaces a reading still waiting: it is revealed once
+        it holds as many tiles as the record says the winner holds (then read whole)."""
+        seat, key = obs.seat, (obs.seat, REVEAL_KEY)
+        tiles = tuple(sorted(s.tile for s in faces if s.tile is not None))
+        self.pending = [p for p in self.pending if p.key != key]
+
+        def plan() -> list[Payload]:
+            hand = self.table.state.hand
+            if seat not in self.won or hand is None:
+                return []
+            if len(tiles) != sum(hand.seats[seat].counts[:NUM_KINDS]):
+                return []  # still being laid down (or a tile not read): a later reading
+            return [HandRevealed(seat=seat, tiles=tiles)]
+
+        why = f"{seat.name}'s hand shows {len(tiles)} tiles face up, not as many as it holds"
+        self._attempt(plan, obs, cite, 1.0, key, lambda: self.revealed.add(seat), why)
 
     # ---- the engine --------------------------------------------------------------------------
     def _attempt(
@@ -307,10 +339,11 @@ class Fusion:
         confidence: float,
         key: tuple[Wind, int] | None = None,
         done: Callable[[], None] | None = None,
+        idle: str = NO_ACTION,
     ) -> None:
         """Record the planned actions if the rules allow them now; else wait (another
         observation may come first in the legal order) until ``PENDING_S`` has passed."""
-        self.pending.append(_Pending(plan, obs, cite, confidence, key, done))
+        self.pending.append(_Pending(plan, obs, cite, confidence, key, done, idle))
         self._retry()
         self._expire(obs.ts)
 
@@ -329,7 +362,7 @@ class Fusion:
     def _apply_plan(self, item: _Pending) -> bool:
         payloads = item.plan()
         if not payloads:
-            item.why = "the change names no action the rules allow here"
+            item.why = item.idle
             return False
         obs = item.obs
         draw_ts = obs.ts
@@ -357,6 +390,8 @@ class Fusion:
         for item in list(self.pending):
             if now - item.obs.ts > PENDING_S:
                 self.pending.remove(item)
+                if item.key is not None and item.key[1] == REVEAL_KEY:
+                    self.revealed.add(item.key[0])  # told once, not at each later reading
                 self._alert(
                     FUSION_ILLEGAL,
                     f"the camera saw a change of {item.obs.seat.name}'s "
@@ -411,8 +446,9 @@ class _Pending:
     obs: ZoneSeen
     cite: str
     confidence: float
-    key: tuple[Wind, int] | None = None  # the meld it reads (a newer reading replaces it)
+    key: tuple[Wind, int] | None = None  # the meld or reveal it reads (a newer one replaces it)
     done: Callable[[], None] | None = None
+    idle: str = NO_ACTION  # why it waits when its plan names no action
     why: str = ""
 
 

@@ -220,7 +220,9 @@ def _watch(args: argparse.Namespace, reader: TableReader, tee: CameraTee | None)
                 tee.frame_number, tee.keep_stills = number, live
             seen = reader.process(frame, t, number)
             for obs in seen:
-                if live and _dealt(fusion.table):
+                # the win ends the hand, but the winner's hand may still be being laid down
+                revealing = fusion.revealing and obs.zone == "hand"
+                if live and (_dealt(fusion.table) or revealing):
                     fusion.observe(obs)
                 else:
                     _prime(fusion, obs)

@@ -54,6 +54,7 @@ from rig.runtime import Rig
 
 DEMO_USER = "demo"
 HAND_LIMIT_S = 90.0  # past the hand's simulated end: the pipelines are stuck
+REVEAL_WAIT_S = 5.0  # after a win, for the camera's reading of the hand laid down
 EVIDENCE_TOKEN_ENV = "MJREF_DEMO_EVIDENCE_TOKEN"
 SEED = 73  # the first hand (a chow, a win on a discard); the next hands count up from here
 GIVE_UP_AFTER = 3  # failed sessions in a row after which a table stops (and says so)
@@ -245,6 +246,9 @@ class DemoTable:
             lambda: sum(o.type == "hand_ended" for o in rig.outputs) > media.hand,
             length + HAND_LIMIT_S,
         )
+        # the camera reveals a won hand once it has read it whole (a moment after the win,
+        # which ends the hand): the record is taken when it is in, or when it is not coming
+        await _until(lambda: _count(rig, "hand_revealed") >= _count(rig, "win"), REVEAL_WAIT_S)
         await rig.idle()
         rec.log = list(rig.store.events(rig.table_id, rig.session_id, start))
         scored = [o for o in rig.outputs if o.type == "hand_scored"]

@@ -41,6 +41,7 @@ LYING_MM = 18.0  # a face this deep lies flat (35 mm); a standing tile's top sho
 BACK_IVORY = 0.1  # a tile with less ivory face than this is a back (else the classifier says:
 # a face's big glyph and the tile's pale side put faces and backs both at 0.25-0.4)
 FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
+ALONE_SLACK_MM = 2.0  # a laid-down hand's face may sit this far beside its slot (parallax)
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
 
 
@@ -211,7 +212,12 @@ class TableReader:
             else:
                 to_name.append((i, _upright(cell, s, sideways), sideways))
         if to_name:
-            crops = [tile_crop(img, _face_box(img), self.recognizer.crop) for _, img, _ in to_name]
+            assert self.felt is not None
+            boxed = [
+                _alone(img, self.felt) if zone == "hand" else (img, _face_box(img))
+                for _, img, _ in to_name
+            ]
+            crops = [tile_crop(img, box, self.recognizer.crop) for img, box in boxed]
             probs = self.recognizer.classify_crops(crops)
             self.reads += len(crops)
             for (i, _, sideways), p in zip(to_name, probs, strict=True):
@@ -337,6 +343,21 @@ def _face_depth(cell: np.ndarray, s: Slot) -> float:
     m = round(MARGIN_MM * READ_SCALE) + 2
     rows = np.percentile(upright[:, m : upright.shape[1] - m], 75, axis=1)
     return float((rows > FACE_SHARE * float(rows.max())).sum()) / READ_SCALE
+
+
+def _alone(
+    img: Image.Image, felt: np.ndarray
+) -> tuple[Image.Image, tuple[float, float, float, float]]:
+    """A laid-down hand's tile as the classifier learnt tiles, alone on the felt: its
+    neighbours abut it, so the cell's margins hold their faces (a 2 beside a 3 read as a 3);
+    what lies beyond the slot's own width (and a little parallax) is painted felt."""
+    x0, y0, x1, y1 = _face_box(img)
+    m = (MARGIN_MM - ALONE_SLACK_MM) * READ_SCALE
+    x0, x1 = max(x0, m), min(x1, img.width - m)
+    arr = np.array(img)
+    arr[:, : round(x0)] = felt.astype(np.uint8)
+    arr[:, round(x1) :] = felt.astype(np.uint8)
+    return Image.fromarray(arr), (x0, y0, x1, y1)
 
 
 def _face_box(img: Image.Image) -> tuple[float, float, float, float]:

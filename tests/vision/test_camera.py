@@ -16,6 +16,8 @@ from camera_kit import game
 from referee.fusion import Fusion
 from referee.game.sim import Simulator
 from referee.game.table import Table
+from referee.hands import Wind
+from referee.tiles import NUM_KINDS, parse_tile
 from vision.calibrate import calibrate, from_corners
 from vision.camera import TableReader
 from vision.camera_eval import action_key, run_frames
@@ -284,3 +286,30 @@ def test_a_settled_change_hands_a_still_of_the_rectified_table(
     t, rgb = after[0]
     side = round(2 * HALF)
     assert rgb.shape[2] == 3 and abs(rgb.shape[0] - side) <= 2 and abs(rgb.shape[1] - side) <= 2
+
+
+def test_a_laid_down_hand_is_read_tile_by_tile_not_with_its_neighbours(
+    recognizer: TileRecognizer,
+) -> None:
+    """The demo's smoke hand (seed 73) ends with S's win: the 14 tiles lie face up side by
+    side, so each slot's cell (wider than a tile, for parallax) holds its neighbours' edges. A
+    2p beside a 3p was read as a 3p (a false WMC-7.4 at the reveal): each tile is read alone."""
+    events = list(Simulator(seed=73).run(1))
+    win = next(e for e in events if e.type == "win")
+    table = Table()
+    for e in events[: events.index(win) + 1]:
+        table.apply(e)
+    hand = table.state.hand
+    assert hand is not None
+    counts = hand.seats[Wind.S].counts
+    record = [t for t in range(NUM_KINDS) for _ in range(counts[t])]
+    assert len(record) == 14
+    spec = RenderSpec(
+        W, H, fps=5, style="text", pose="top", seed=73, hovers=0, start=win.ts - 3, end=win.ts + 1.6
+    )
+    reader = TableReader(recognizer)
+    for frame, line in frames(events, spec):
+        reader.process(frame, line["t"], line["i"])
+    labels = reader.slot_labels()
+    shown = [labels[k] for k in labels if k.startswith("S/hand/")]
+    assert sorted(parse_tile(name) for name in shown) == record

@@ -3,9 +3,13 @@ hand's actions exactly (the camera's side of the reconstruction, without the cam
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from camera_kit import game
 
+from referee.events import Event
 from referee.fusion import Fusion, SlotSeen, ZoneSeen
+from referee.game.sim import Simulator
 from referee.game.table import Table
 from referee.hands import Wind
 from referee.tiles import parse_tile
@@ -26,11 +30,11 @@ def _zone(layout: Layout, seat: str, zone: str) -> tuple[SlotSeen, ...]:
     return tuple(out)
 
 
-def observations(delay: float = 0.7) -> list[ZoneSeen]:
+def observations(delay: float = 0.7, events: Sequence[Event] | None = None) -> list[ZoneSeen]:
     """What a perfect camera reports: each zone that changed, ``delay`` after the action."""
     out: list[ZoneSeen] = []
     shown: dict[tuple[str, str], object] = {}
-    for t, _action, layout in replay_layouts(game()):
+    for t, _action, layout in replay_layouts(list(events or game())):
         for seat in SEATS:
             heights = tuple(v for k, v in sorted(layout.wall.items()) if k.startswith(seat))
             walls = sum(v > 0 for v in heights)
@@ -45,8 +49,8 @@ def observations(delay: float = 0.7) -> list[ZoneSeen]:
     return out
 
 
-def _setup() -> Fusion:
-    events = game()
+def _setup(events: Sequence[Event] | None = None) -> Fusion:
+    events = events or game()
     deal = next(i for i, e in enumerate(events) if e.type == "deal")
     table = Table()
     for e in events[: deal + 1]:
@@ -125,3 +129,49 @@ def test_a_wall_that_shrank_on_a_seat_s_turn_before_the_input_ended_is_its_draw(
     got = [action_key(e) for e in fusion.events if e.type == "draw"]
     assert got == [*before, action_key(draw)]
     assert fusion.alerts == []
+
+
+SMOKE = tuple(Simulator(seed=73).run(1))  # the demo's smoke hand: S wins with 14 tiles
+
+
+def _laid_down(drop: int) -> tuple[list[ZoneSeen], ZoneSeen]:
+    """The perfect camera on the smoke hand, the winner's hand first seen with ``drop`` tiles
+    still not read (being laid down), then whole 0.2 s later: (the observations, the whole)."""
+    deal = next(e.ts for e in SMOKE if e.type == "deal")
+    out = [o for o in observations(events=SMOKE) if o.ts > deal + 0.6]
+    i, whole = next((i, o) for i, o in enumerate(out) if o.zone == "hand" and len(o.slots) > 8)
+    assert len(whole.slots) == 14
+    part = ZoneSeen(whole.ts, whole.seat, "hand", whole.slots[:-drop] if drop else whole.slots)
+    later = ZoneSeen(whole.ts + 0.2, whole.seat, "hand", whole.slots)
+    return [*out[:i], part, *out[i + 1 :], later], later
+
+
+def test_a_hand_still_being_laid_down_is_revealed_once_it_is_whole() -> None:
+    fusion = _setup(SMOKE)
+    seen, whole = _laid_down(drop=3)
+    for obs in seen:
+        fusion.observe(obs)
+    assert not fusion.revealing  # the hand zone is watched after the win until it is whole
+    fusion.flush(1e9)
+    win = next(e for e in fusion.events if e.type == "win")
+    assert win.ts == whole.ts - 0.2  # the win is not delayed: 11 tiles face up say it
+    revealed = [e for e in fusion.events if e.type == "hand_revealed"]
+    assert len(revealed) == 1 and revealed[0].ts == whole.ts
+    assert sorted(revealed[0].payload.tiles) == sorted(s.tile for s in whole.slots)
+    assert [a.rule for a in fusion.table.state.alerts if a.rule == "WMC-7.4"] == []
+    assert fusion.alerts == []
+
+
+def test_a_hand_never_read_whole_is_a_fusion_alert_not_a_false_reveal() -> None:
+    fusion = _setup(SMOKE)
+    seen, whole = _laid_down(drop=3)
+    for obs in seen:
+        if obs is not whole:
+            fusion.observe(obs)
+    fusion.flush(1e9)
+    assert "win" in [e.type for e in fusion.events]
+    assert "hand_revealed" not in [e.type for e in fusion.events]
+    assert [a.rule for a in fusion.table.state.alerts if a.rule == "WMC-7.4"] == []
+    assert [a.rule for a in fusion.alerts] == ["FUSION-illegal"]
+    assert "shows 11 tiles face up" in fusion.alerts[0].message
+    assert not fusion.revealing  # told once: the hand zone is no longer watched
