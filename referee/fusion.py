@@ -7,25 +7,40 @@ the change into the action that explains it:
 - a new river tile of seat S → ``discard``; before it the draw the rules say S made
   (``draw``, or ``replacement_draw`` after a kong), timed by the wall shrinking when it was seen;
 - a new meld of 3 → ``chow`` / ``pung`` (the sideways tile is the claimed discard, its cell names
-  the source: left, middle, right = left, opposite, right player); 4 face up → exposed ``kong``,
-  2 face down → concealed ``kong``; a 4th tile on a pung → added ``kong``;
+  the source: left, middle, right = left, opposite, right player; a meld whose sideways tile
+  the camera missed claimed the last discard, the only tile a claim can take); 4 face up →
+  exposed ``kong``, 2 face down → concealed ``kong``; a 4th tile on a pung → added ``kong``;
 - 8 or more tiles face up in a hand zone → ``win``; then ``hand_revealed`` from the first
   reading of that hand with as many tiles as the winner holds (a hand still being laid down,
   or a tile still being read, is no reveal: it would differ from the record, WMC-7.4);
 - new face-up tiles right of a hand → ``tiles_exposed`` (live penalty tiles, WMC-9.1), and a
   river tile that only the penalty tiles hold → a ``discard`` of a penalty tile (WMC-9.2).
 
-Every action is first tried on a copy of the engine: one the rules refuse is never recorded, it
-becomes an alert for a referee (``FUSION-illegal``, citing the rule that refused it); a change
-that names no single action (a tile not read, a sideways tile naming another source than the
-last discarder) is a ``FUSION-ambiguous`` alert. Each event cites the observation behind it.
+A tile the camera named may be read wrongly: each slot carries its runners-up (what else the
+recognizer thought it might be, and how likely), and a change names one action per reading, most
+likely first. The rules decide between them: a reading they refuse (a discard of a tile the seat
+does not hold, a claim of another tile than the last discard) is not what lies there, and a
+reading that raises an irregularity (a chow that is no run) weighs ``IRREGULAR`` times less
+(players err more rarely than the camera; a sure reading of a wrong meld stays a wrong meld).
+The likeliest reading left is recorded when it holds ``min_confidence`` of the likelihood of all
+the readings the rules allow (its confidence is that share); else no reading is sure, and the
+change is a ``FUSION-ambiguous`` alert naming the readings for a referee.
+
+Every action is first tried on a copy of the engine: one the rules refuse in every reading is
+never recorded, it becomes an alert for a referee (``FUSION-illegal``, citing the rule that
+refused it); a change that names no single action (a tile not read, a sideways tile naming
+another source than the last discarder) is a ``FUSION-ambiguous`` alert. Each event
+cites the observation behind it.
 """
 
 from __future__ import annotations
 
 import copy
+import itertools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from referee.events import (
     Chow,
@@ -46,8 +61,8 @@ from referee.events import (
 )
 from referee.game.state import Phase
 from referee.game.table import Table
-from referee.hands import Wind
-from referee.tiles import NUM_KINDS, Tile, tile_name
+from referee.hands import MeldKind, Wind
+from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
 
 MELD_CELLS = 4
 REVEAL_KEY = -1  # the pending key of a hand's reveal (meld keys count from 0)
@@ -55,6 +70,9 @@ REVEALED = 8  # face-up tiles in a hand zone that mean the hand was laid down
 WALL_RECENT_S = 5.0  # a wall change this recent times the draw that a discard implies
 DRAW_UNSEEN_S = 3.0  # a discard whose draw the wall did not show waits this long for a claim
 PENDING_S = 8.0  # an action the rules refuse now may wait this long for an earlier one
+IRREGULAR = 0.1  # an irregularity is this much rarer than the camera misreading a tile
+UNSEEN_P = 0.001  # the likelihood of a tile the camera did not name among a slot's readings
+PER_TILE_RATIO = 0.03  # a reading far less likely than the camera's own, tile for tile, is none
 NO_ACTION = "the change names no action the rules allow here"
 FUSION_ILLEGAL = "FUSION-illegal"
 FUSION_AMBIGUOUS = "FUSION-ambiguous"
@@ -62,12 +80,35 @@ FUSION_AMBIGUOUS = "FUSION-ambiguous"
 
 @dataclass(frozen=True)
 class SlotSeen:
-    """One slot as the camera reads it: ``tile`` None = face down."""
+    """One slot as the camera reads it: ``tile`` None = face down; ``alternatives``: the
+    other tiles it might be, each with its probability, likeliest first."""
 
     index: int
     tile: Tile | None
     sideways: bool = False
     confidence: float = 1.0
+    alternatives: tuple[tuple[Tile, float], ...] = ()
+
+    def likelihood(self, tile: Tile) -> float:
+        """How likely the camera thinks this slot holds ``tile``."""
+        if tile == self.tile:
+            return self.confidence
+        return dict(self.alternatives).get(tile, UNSEEN_P)
+
+    def readings(self) -> list[tuple[Tile, float]]:
+        """The tiles this slot may hold, likeliest first (none for a face-down tile)."""
+        if self.tile is None:
+            return []
+        return [(self.tile, self.confidence), *self.alternatives]
+
+
+class Option(NamedTuple):
+    """What one reading of a change names: its actions, its likelihood, and the tile it puts
+    in each slot of the observed zone that it read."""
+
+    actions: list[Payload]
+    likelihood: float
+    tiles: tuple[tuple[int, Tile, bool], ...] = ()  # (slot, tile, sideways)
 
 
 @dataclass(frozen=True)
@@ -93,6 +134,7 @@ class ZoneSeen:
                     tile_name(s.tile) if s.tile is not None else "back",
                     s.sideways,
                     round(s.confidence, 3),
+                    *([[[tile_name(t), p] for t, p in s.alternatives]] if s.alternatives else []),
                 ]
                 for s in self.slots
             ],
@@ -116,7 +158,7 @@ class Fusion:
 
     table: Table
     next_seq: int
-    min_confidence: float = 0.3
+    min_confidence: float = 0.7  # a reading is recorded when this likely among those allowed
     zones: dict[tuple[Wind, str], dict[int, SlotSeen]] = field(default_factory=dict)
     wall_changed: float | None = None
     winning: set[Wind] = field(default_factory=set)  # a win seen (recorded or waiting)
@@ -131,6 +173,9 @@ class Fusion:
     action_ts: float = float("-inf")  # the latest game action recorded
     now: float = float("-inf")  # the latest observation's time
     melds_used: dict[tuple[Wind, int], tuple[int, ...]] = field(default_factory=dict)
+    # slots whose tile the record now names (seat, zone, slot, tile): the reading the rules
+    # took, which may not be the camera's likeliest; the camera takes them (``take_named``)
+    named: list[tuple[Wind, str, int, Tile, bool]] = field(default_factory=list)
 
     def observe(self, obs: ZoneSeen) -> None:
         self.now = max(self.now, obs.ts)
@@ -159,13 +204,19 @@ class Fusion:
             shown = [now[i].tile for i in sorted(set(now) - set(before))]
             if shown and all(t is not None for t in shown):
                 tiles = tuple(sorted(t for t in shown if t is not None))
-                self._attempt(lambda: [TilesExposed(seat=obs.seat, tiles=tiles)], obs, cite, 1.0)
+                exposed = TilesExposed(seat=obs.seat, tiles=tiles)
+                self._attempt(lambda: [Option([exposed], 1.0)], obs, cite)
         elif obs.zone == "hand":
             faces = [s for s in obs.slots if s.tile is not None]
             if len(faces) >= REVEALED and obs.seat not in self.winning:
                 self._win(obs, cite)
             if obs.seat in self.winning and obs.seat not in self.revealed:
                 self._reveal(obs, faces, cite)
+
+    def take_named(self) -> list[tuple[Wind, str, int, Tile, bool]]:
+        """The slots the record named since the last call (for the camera's table state)."""
+        out, self.named = self.named, []
+        return out
 
     @property
     def revealing(self) -> bool:
@@ -197,12 +248,12 @@ class Fusion:
             turn = hand.turn
             obs, cite = self.wall_seen
             if self._draw_before(turn):
-                self._attempt(lambda: self._draw_before(turn), obs, cite, 1.0)
+                self._attempt(lambda: [Option(self._draw_before(turn), 1.0)], obs, cite)
         self._expire(ts + PENDING_S + 1.0)
 
     # ---- actions -----------------------------------------------------------------------------
     def _discard(self, obs: ZoneSeen, seen: SlotSeen, cite: str) -> None:
-        if seen.tile is None or seen.confidence < self.min_confidence:
+        if seen.tile is None:
             self._alert(
                 FUSION_AMBIGUOUS,
                 f"{obs.seat.name} discarded a tile the camera could not read",
@@ -210,21 +261,23 @@ class Fusion:
                 cite,
             )
             return
-        tile = seen.tile
 
-        def plan() -> list[Payload]:
+        def plan() -> list[Option]:
             hand = self.table.state.hand
             before = self._draw_before(obs.seat)
             unseen = not self._wall_recent(obs.ts)
             if before and unseen and self.now - obs.ts < DRAW_UNSEEN_S:
                 return []  # no draw seen: wait, a claim may explain the discard instead
             me = hand.seats[obs.seat] if hand is not None else None
-            # a tile the hand no longer holds but lies among its penalty tiles (WMC-9.2)
-            penalty = me is not None and me.counts[tile] == 0 and tile in me.penalty
-            discard = Discard(seat=obs.seat, tile=tile, penalty=penalty)
-            return [*before, discard]
+            options: list[Option] = []
+            for tile, p in seen.readings():
+                # a tile the hand no longer holds but lies among its penalty tiles (WMC-9.2)
+                penalty = me is not None and me.counts[tile] == 0 and tile in me.penalty
+                discard = Discard(seat=obs.seat, tile=tile, penalty=penalty)
+                options.append(Option([*before, discard], p, ((seen.index, tile, False),)))
+            return _plausible(options, [seen])
 
-        self._attempt(plan, obs, cite, seen.confidence)
+        self._attempt(plan, obs, cite)
 
     def _draw_before(self, seat: Wind, own_turn: bool = True) -> list[Payload]:
         """The draw the rules say ``seat`` made before acting on its own turn."""
@@ -250,67 +303,81 @@ class Fusion:
             if len(cells) < 3 or len(cells) <= len(used):
                 continue
             self.pending = [p for p in self.pending if p.key != key]
-            if any(c.confidence < self.min_confidence for c in cells):
-                self._alert(
-                    FUSION_AMBIGUOUS,
-                    f"{obs.seat.name}'s meld {meld + 1}: a tile not read surely",
-                    obs,
-                    cite,
-                )
-                continue
-            old = [c for c in cells if c.index in used]
+            old = {c.index for c in cells if c.index in used}
 
-            def plan(cells: list[SlotSeen] = cells, old: list[SlotSeen] = old) -> list[Payload]:
-                return self._meld_action(obs, cells, old)
+            def plan(cells: list[SlotSeen] = cells, old: set[int] = old) -> list[Option]:
+                return _plausible(self._meld_options(obs, cells, old), cells)
 
             def done(key: tuple[Wind, int] = key, cells: list[SlotSeen] = cells) -> None:
                 self.melds_used[key] = tuple(c.index for c in cells)
 
-            self._attempt(plan, obs, cite, min(c.confidence for c in cells), key, done)
+            self._attempt(plan, obs, cite, key, done)
 
-    def _meld_action(
-        self, obs: ZoneSeen, cells: list[SlotSeen], old: list[SlotSeen]
-    ) -> list[Payload]:
-        """The action a new (or grown) meld shows; [] when it names none (not yet legal)."""
-        seat = obs.seat
-        faces = [c.tile for c in cells if c.tile is not None]
-        if len(cells) == 4 and len(old) == 3:
-            added = next(c for c in cells if c.index not in {o.index for o in old})
-            if added.tile is None:
-                return []
-            return [*self._draw_before(seat), Kong(seat=seat, kind=KongKind.ADDED, tile=added.tile)]
-        if len(cells) == 4 and len(faces) == 2 and faces[0] == faces[1]:
-            tile = faces[0]
-            return [*self._draw_before(seat), Kong(seat=seat, kind=KongKind.CONCEALED, tile=tile)]
-        if len(faces) != len(cells):
+    def _meld_options(self, obs: ZoneSeen, cells: list[SlotSeen], old: set[int]) -> list[Option]:
+        """The melds the rules allow these cells to be (a claim takes the last discard; a
+        kong is of a tile held), each weighed by how the camera read the cells; [] when no
+        meld is possible yet."""
+        seat, hand = obs.seat, self.table.state.hand
+        if hand is None:
             return []
-        turned = [c for c in cells if c.sideways]
-        hand = self.table.state.hand
-        if len(turned) != 1 or hand is None or hand.last_discard is None:
+        me = hand.seats[seat]
+        faces = [c for c in cells if c.tile is not None]
+        draw = self._draw_before(seat)
+        if len(cells) == 4 and len(old) == 3:  # a fourth tile on a pung
+            cell = next(c for c in cells if c.index not in old)
+            pungs = {m.tiles[0] for m in me.melds if m.kind is MeldKind.PUNG}
+            return [
+                Option([*draw, Kong(seat=seat, kind=KongKind.ADDED, tile=t)], cell.likelihood(t))
+                for t in pungs | {t for t, _ in cell.readings()}
+            ]
+        if len(cells) == 4 and len(faces) == 2:  # the middle two of a concealed kong
+            held = {t for t in range(NUM_KINDS) if me.counts[t] >= 3}
+            return [
+                Option(
+                    [*draw, Kong(seat=seat, kind=KongKind.CONCEALED, tile=t)],
+                    math.prod(c.likelihood(t) for c in faces),
+                    tuple((c.index, t, False) for c in faces),
+                )
+                for t in held | {t for c in faces for t, _ in c.readings()}
+            ]
+        contiguous = [c.index % MELD_CELLS for c in cells] == list(range(len(cells)))
+        if len(faces) != len(cells) or hand.last_discard is None or not contiguous:
             return []
-        source = _source(seat, turned[0].index % MELD_CELLS, len(cells))
-        if source is not hand.last_discard[0] or turned[0].tile != hand.last_discard[1]:
-            return []  # not the last discard (yet): another order, or an alert when it expires
-        tiles = tuple(sorted(t for t in faces if t is not None))
-        claimed = hand.last_discard[1]
-        if len(cells) == 4:
-            return [Kong(seat=seat, kind=KongKind.EXPOSED, tile=claimed, tiles=tiles)]
-        if len(set(tiles)) == 1:
-            return [Pung(seat=seat, tiles=tiles)]
-        return [Chow(seat=seat, tiles=tiles)]
+        source, claimed = hand.last_discard
+        at = _claimed_cell(seat, source, len(cells))  # where its sideways tile lies
+        turned = [c.index % MELD_CELLS for c in cells if c.sideways]
+        if at is None or turned not in ([], [at]):
+            return []  # not the last discarder's tile (yet): an alert if it stays so
+        options = []
+        for tiles in _claims_of(claimed, len(cells)):
+            # the cells in the order the camera read best, the claimed tile sideways at its
+            # source's side (where the camera may have missed the sideways mark)
+            orders = [o for o in set(itertools.permutations(tiles)) if o[at] == claimed]
+            order = max(orders, key=lambda o: _likelihood(cells, o))
+            if len(tiles) == 4:
+                action: Payload = Kong(seat=seat, kind=KongKind.EXPOSED, tile=claimed, tiles=tiles)
+            elif len(set(tiles)) == 1:
+                action = Pung(seat=seat, tiles=tiles)
+            else:
+                action = Chow(seat=seat, tiles=tiles)
+            named = tuple(
+                (c.index, t, k == at) for k, (c, t) in enumerate(zip(cells, order, strict=True))
+            )
+            options.append(Option([action], _likelihood(cells, order), named))
+        return options
 
     def _win(self, obs: ZoneSeen, cite: str) -> None:
-        def plan() -> list[Payload]:
+        def plan() -> list[Option]:
             hand = self.table.state.hand
             recent = self.wall_changed is not None and obs.ts - self.wall_changed <= WALL_RECENT_S
             # on one's own turn with the wall shrunk since the last discard: self-drawn
             before = self._draw_before(obs.seat, own_turn=recent)
             if hand is not None and hand.last_discard is None and not before:
                 before = self._draw_before(obs.seat)
-            return [*before, WinDeclared(seat=obs.seat)]
+            return [Option([*before, WinDeclared(seat=obs.seat)], 1.0)]
 
         self.winning.add(obs.seat)
-        self._attempt(plan, obs, cite, 1.0, done=lambda: self.won.add(obs.seat))
+        self._attempt(plan, obs, cite, done=lambda: self.won.add(obs.seat))
 
     def _reveal(self, obs: ZoneSeen, faces: list[SlotSeen], cite: str) -> None:
         """The winner's hand as now read replaces a reading still waiting: it is revealed once
@@ -319,31 +386,30 @@ class Fusion:
         tiles = tuple(sorted(s.tile for s in faces if s.tile is not None))
         self.pending = [p for p in self.pending if p.key != key]
 
-        def plan() -> list[Payload]:
+        def plan() -> list[Option]:
             hand = self.table.state.hand
             if seat not in self.won or hand is None:
                 return []
             if len(tiles) != sum(hand.seats[seat].counts[:NUM_KINDS]):
                 return []  # still being laid down (or a tile not read): a later reading
-            return [HandRevealed(seat=seat, tiles=tiles)]
+            return [Option([HandRevealed(seat=seat, tiles=tiles)], 1.0)]
 
         why = f"{seat.name}'s hand shows {len(tiles)} tiles face up, not as many as it holds"
-        self._attempt(plan, obs, cite, 1.0, key, lambda: self.revealed.add(seat), why)
+        self._attempt(plan, obs, cite, key, lambda: self.revealed.add(seat), why)
 
     # ---- the engine --------------------------------------------------------------------------
     def _attempt(
         self,
-        plan: Callable[[], list[Payload]],
+        plan: Callable[[], list[Option]],
         obs: ZoneSeen,
         cite: str,
-        confidence: float,
         key: tuple[Wind, int] | None = None,
         done: Callable[[], None] | None = None,
         idle: str = NO_ACTION,
     ) -> None:
-        """Record the planned actions if the rules allow them now; else wait (another
-        observation may come first in the legal order) until ``PENDING_S`` has passed."""
-        self.pending.append(_Pending(plan, obs, cite, confidence, key, done, idle))
+        """Record the actions of the reading the rules take if they allow one now; else wait
+        (another observation may come first in the legal order) until ``PENDING_S`` passed."""
+        self.pending.append(_Pending(plan, obs, cite, key, done, idle))
         self._retry()
         self._expire(obs.ts)
 
@@ -360,10 +426,55 @@ class Fusion:
                     break
 
     def _apply_plan(self, item: _Pending) -> bool:
-        payloads = item.plan()
-        if not payloads:
+        options = item.plan()
+        if not options:
             item.why = item.idle
             return False
+        allowed: list[tuple[Option, int]] = []  # a reading the rules take, the alerts it raises
+        why = ""
+        for option in options:
+            raised = self._trial(self._events(option.actions, item, option.likelihood), item)
+            why = why or item.why  # the likeliest reading's refusal is the one told
+            if raised is not None:
+                allowed.append((option, raised))
+        if not allowed:
+            item.why = why
+            return False
+        fewest = min(raised for _, raised in allowed)  # (alerts all readings raise aside)
+        weighed = [(o, o.likelihood * IRREGULAR ** (raised - fewest)) for o, raised in allowed]
+        option, p = max(weighed, key=lambda w: w[1])
+        share = p / sum(q for _, q in weighed)
+        if share < self.min_confidence:
+            self._ambiguous(item, weighed)
+            return True  # told, not recorded: it no longer waits
+        events = self._events(option.actions, item, share)
+        for event in events:
+            self._record(event)
+        self.action_ts = max(self.action_ts, *(e.ts for e in events))
+        if any(e.type in ("draw", "replacement_draw") for e in events):
+            self.wall_changed = None
+        obs = item.obs
+        self.named.extend((obs.seat, obs.zone, *named) for named in option.tiles)
+        return True
+
+    def _ambiguous(self, item: _Pending, weighed: list[tuple[Option, float]]) -> None:
+        """Readings the rules all allow, none sure: a referee decides (nothing is recorded)."""
+        total = sum(p for _, p in weighed)
+        told = ", ".join(
+            f"{_told(option.actions[-1])} ({p / total:.0%})"
+            for option, p in sorted(weighed, key=lambda w: -w[1])[:3]
+        )
+        self._alert(
+            FUSION_AMBIGUOUS,
+            f"{item.obs.seat.name}'s {item.obs.zone}: the camera's reading is not sure, "
+            f"and the rules allow {told}",
+            item.obs,
+            item.cite,
+        )
+
+    def _events(self, payloads: list[Payload], item: _Pending, confidence: float) -> list[Event]:
+        """The events of one reading, timed: a draw when the wall was seen to shrink (if it
+        was lately), the rest when the camera saw them; never before the action they follow."""
         obs = item.obs
         draw_ts = obs.ts
         if self.wall_changed is not None and obs.ts - self.wall_changed <= WALL_RECENT_S:
@@ -371,20 +482,23 @@ class Fusion:
         events = []
         for n, payload in enumerate(payloads):
             ts = draw_ts if payload.TYPE in ("draw", "replacement_draw") else obs.ts
-            ts = max(ts, self.action_ts)  # never before the action it follows
-            events.append(self._event(payload, ts, (item.cite, obs.evidence), item.confidence, n))
+            ts = max(ts, self.action_ts)
+            events.append(self._event(payload, ts, (item.cite, obs.evidence), confidence, n))
+        return events
+
+    def _trial(self, events: list[Event], item: _Pending) -> int | None:
+        """How many alerts the events raise on a copy of the engine; None if it refuses one
+        (``item.why`` then says which rule)."""
         trial = copy.deepcopy(self.table)
+        raised = 0
         for event in events:
-            refused = [a for a in trial.apply(event).alerts if a.rejected]
+            alerts = trial.apply(event).alerts
+            refused = [a for a in alerts if a.rejected]
             if refused:
                 item.why = f"{event.type} refused by {refused[0].rule}: {refused[0].message}"
-                return False
-        for event in events:
-            self._record(event)
-        self.action_ts = max(self.action_ts, *(e.ts for e in events))
-        if any(p.TYPE in ("draw", "replacement_draw") for p in payloads):
-            self.wall_changed = None
-        return True
+                return None
+            raised += len(alerts)
+        return raised
 
     def _expire(self, now: float) -> None:
         for item in list(self.pending):
@@ -442,20 +556,49 @@ class Fusion:
 
 @dataclass
 class _Pending:
-    plan: Callable[[], list[Payload]]
+    plan: Callable[[], list[Option]]  # the readings' actions, likeliest first ([]: none yet)
     obs: ZoneSeen
     cite: str
-    confidence: float
     key: tuple[Wind, int] | None = None  # the meld or reveal it reads (a newer one replaces it)
     done: Callable[[], None] | None = None
     idle: str = NO_ACTION  # why it waits when its plan names no action
     why: str = ""
 
 
-def _source(seat: Wind, cell: int, size: int) -> Wind:
-    """The seat a claimed tile came from, by the sideways tile's cell (left, middle, right)."""
-    relative = 1 if cell == 0 else 3 if cell == size - 1 else 2
-    return Wind((seat + 4 - relative) % 4) if relative != 3 else Wind((seat + 1) % 4)
+def _claimed_cell(seat: Wind, source: Wind, size: int) -> int | None:
+    """The cell of a meld of ``size`` where the tile claimed from ``source`` lies sideways:
+    left for the left player's, middle for the opposite one's, right for the right one's."""
+    return {3: 0, 2: 1, 1: size - 1}.get((source - seat) % 4)
+
+
+def _claims_of(tile: Tile, size: int) -> list[tuple[Tile, ...]]:
+    """The melds of ``size`` tiles that a claim of ``tile`` can make (sorted tiles)."""
+    if size == 4:
+        return [(tile,) * 4]
+    out: list[tuple[Tile, ...]] = [(tile,) * 3]
+    if tile < 27:  # a suited tile: the runs through it, within its suit
+        rank = tile % 9
+        out += [tuple(range(tile - k, tile - k + 3)) for k in range(3) if 0 <= rank - k <= 6]
+    return out
+
+
+def _likelihood(cells: list[SlotSeen], tiles: tuple[Tile, ...]) -> float:
+    return math.prod(c.likelihood(t) for c, t in zip(cells, tiles, strict=True))
+
+
+def _plausible(options: list[Option], cells: list[SlotSeen]) -> list[Option]:
+    """The readings not far less likely, tile for tile, than the camera's own (a tile the
+    camera did not see at all is no reading of it), likeliest first."""
+    faces = [c for c in cells if c.tile is not None]
+    own = math.prod(c.confidence for c in faces)
+    floor = own * PER_TILE_RATIO ** len(faces)
+    return sorted((o for o in options if o.likelihood >= floor), key=lambda o: -o.likelihood)
+
+
+def _told(action: Payload) -> str:
+    """An action as a referee reads it in an alert: ``discard 6s``, ``chow 678s``."""
+    tiles = getattr(action, "tiles", None) or (getattr(action, "tile", None),)
+    return f"{action.TYPE} {format_tiles(t for t in tiles if t is not None)}"
 
 
 def _name(tile: Tile | None) -> str:

@@ -226,6 +226,7 @@ def _watch(args: argparse.Namespace, reader: TableReader, tee: CameraTee | None)
                     fusion.observe(obs)
                 else:
                     _prime(fusion, obs)
+            reader.name(fusion.take_named())
             for notice in reader.notices[told:]:
                 say({"notice": f"{notice.kind}: {notice.message}"})
             told = len(reader.notices)

@@ -8,7 +8,7 @@ the tiles that need a name go to the crop classifier in one batch.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import cv2
@@ -17,12 +17,12 @@ from PIL import Image
 
 from referee.fusion import SlotSeen, ZoneSeen
 from referee.hands import Wind
-from referee.tiles import parse_tile
+from referee.tiles import Tile, parse_tile
 from vision.calibrate import MOVED_PX, Calibration, calibrate, drift_px
 from vision.classes import BACK, class_label
 from vision.detect import TileRecognizer, tile_crop
 from vision.gate import GATE_SCALE, Gate
-from vision.stabilise import Reading, Stabiliser
+from vision.stabilise import Alternatives, Reading, Stabiliser
 from vision.zones import (
     SEATS,
     SLOT_COUNTS,
@@ -42,6 +42,8 @@ BACK_IVORY = 0.1  # a tile with less ivory face than this is a back (else the cl
 # a face's big glyph and the tile's pale side put faces and backs both at 0.25-0.4)
 FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
 ALONE_SLACK_MM = 2.0  # a laid-down hand's face may sit this far beside its slot (parallax)
+RUNNERS_UP = 6  # a named tile's alternatives kept for the core (what else it might be) …
+RUNNER_UP_P = 0.005  # … each at least this likely
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
 
 
@@ -110,6 +112,12 @@ class TableReader:
         if out and self.on_settled is not None:
             self.on_settled(t, self.rectified(frame))
         return out
+
+    def name(self, named: Iterable[tuple[Wind, str, int, Tile, bool]]) -> None:
+        """Slots whose tile the record named (``Fusion.take_named``): the table state shows
+        the tile the rules took (and its sideways mark), not a misreading set aside."""
+        for wind, zone, index, tile, sideways in named:
+            self.stabiliser.name(f"{SEATS[wind]}/{zone}/{index}", (class_label(tile), sideways))
 
     def rectified(self, frame: np.ndarray, scale: float = STILL_SCALE) -> np.ndarray:
         """The whole table seen from straight above, East at the bottom."""
@@ -196,6 +204,7 @@ class TableReader:
         ox, oy = to_pixel(box[0], box[3], READ_SCALE)
         readings: dict[int, Reading] = {}
         confs: dict[int, float] = {}
+        alternatives: dict[int, Alternatives] = {}
         to_name: list[tuple[int, Image.Image, bool]] = []
         for i in sorted(todo):
             s = slot(seat, zone, i)
@@ -224,10 +233,11 @@ class TableReader:
                 cls = int(p.argmax())
                 label = "back" if cls == BACK else class_label(cls)
                 readings[i], confs[i] = (label, sideways), float(p.max())
+                alternatives[i] = _runners_up(p, cls)
         changed = pending = False
         for i, reading in readings.items():
             key = f"{seat}/{zone}/{i}"
-            changed |= self.stabiliser.see(key, reading, confs[i])
+            changed |= self.stabiliser.see(key, reading, confs[i], alternatives.get(i, ()))
             pending |= self.stabiliser.state(key).pending
         return changed, pending
 
@@ -270,7 +280,8 @@ class TableReader:
                 continue
             count += 1
             tile = None if label == "back" else parse_tile(_referee_name(label))
-            slots.append(SlotSeen(i, tile, sideways, st.confidence))
+            others = tuple((parse_tile(_referee_name(a)), p) for a, p in st.alternatives)
+            slots.append(SlotSeen(i, tile, sideways, st.confidence, others))
         wind = Wind(SEATS.index(seat))
         if zone == "wall":
             return ZoneSeen(t, wind, zone, (), count, f"frame:{number}")
@@ -310,6 +321,16 @@ class TableReader:
             if label != "empty" and "/wall/" not in key:
                 out[key] = _referee_name(label) + ("^" if sideways else "")
         return out
+
+
+def _runners_up(probs: np.ndarray, best: int) -> Alternatives:
+    """The tiles a crop might be besides its best reading (backs aside: a back is no tile)."""
+    order = [int(c) for c in np.argsort(probs)[::-1] if c not in (best, BACK)]
+    return tuple(
+        (class_label(c), round(float(probs[c]), 4))
+        for c in order[:RUNNERS_UP]
+        if probs[c] >= RUNNER_UP_P
+    )
 
 
 def _referee_name(label: str) -> str:

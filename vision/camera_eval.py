@@ -61,6 +61,7 @@ def run_frames(
         last_t = t
         for obs in reader.process(frame, t, number):
             fusion.observe(obs)
+        reader.name(fusion.take_named())
         result.frames += 1
         if on_frame is not None:
             on_frame(number, t, frame)

@@ -3,23 +3,32 @@
 Each slot keeps its committed reading and the recent candidates; a new reading is committed
 once it wins ``agree`` of the last ``window`` readings. An occluded slot is not read at all:
 occlusion is a state (shown, counted) and never deletes or changes a tile. The confidence of a
-committed slot is the share of readings that agreed times the recognizer's mean confidence.
+committed slot is the share of readings that agreed times the recognizer's mean confidence; its
+runners-up (``alternatives``: what else the recognizer thought it might be, and how likely) are
+kept too, for the core to weigh against the rules (a tile the player cannot hold is not it).
+A slot the record has named (``name``: the reading the rules took) keeps that tile and its
+sideways mark until the slot is seen empty: river and meld tiles never change, and a later
+misreading of a tile already known would only be noise.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 Reading = tuple[str, bool]  # (label or "empty"/"back", sideways)
+Alternatives = tuple[tuple[str, float], ...]  # other labels, most likely first
 
 
 @dataclass
 class SlotState:
     reading: Reading = ("empty", False)
     confidence: float = 1.0
-    recent: list[tuple[Reading, float]] = field(default_factory=list)
+    recent: list[tuple[Reading, float, Alternatives]] = field(default_factory=list)
     occluded: bool = False
+    alternatives: Alternatives = ()
+    named: bool = False  # the tile is the record's, kept until the slot is seen empty
 
     @property
     def pending(self) -> bool:
@@ -38,20 +47,39 @@ class Stabiliser:
     def occlude(self, key: str, hidden: bool) -> None:
         self.state(key).occluded = hidden
 
-    def see(self, key: str, reading: Reading, conf: float) -> bool:
+    def name(self, key: str, reading: Reading) -> None:
+        """The record says which tile lies here, and whether sideways."""
+        s = self.state(key)
+        s.reading, s.named, s.recent, s.alternatives = reading, True, [], ()
+
+    def see(self, key: str, reading: Reading, conf: float, alternatives: Alternatives = ()) -> bool:
         """One reading of a slot; True when it changes the committed state."""
         s = self.state(key)
         s.occluded = False
+        if s.named and reading[0] != "empty":
+            reading, alternatives = s.reading, ()
         if reading == s.reading and not s.recent:
             return False
-        s.recent = [*s.recent, (reading, conf)][-self.window :]
-        votes = Counter(r for r, _ in s.recent)
+        s.recent = [*s.recent, (reading, conf, alternatives)][-self.window :]
+        votes = Counter(r for r, _, _ in s.recent)
         best, n = votes.most_common(1)[0]
         if n < self.agree:
             return False
-        confs = [c for r, c in s.recent if r == best]
+        agreed = [(c, a) for r, c, a in s.recent if r == best]
         changed = best != s.reading
-        s.reading = best
-        s.confidence = n / len(s.recent) * sum(confs) / len(confs)
+        s.reading, s.named = best, s.named and best[0] != "empty"
+        s.confidence = n / len(s.recent) * sum(c for c, _ in agreed) / len(agreed)
+        s.alternatives = _mean(a for _, a in agreed)
         s.recent = []
         return changed
+
+
+def _mean(readings: Iterable[Alternatives]) -> Alternatives:
+    """The runners-up of agreeing readings, each label's probability averaged over them."""
+    got = list(readings)
+    total: dict[str, float] = {}
+    for alternatives in got:
+        for label, p in alternatives:
+            total[label] = total.get(label, 0.0) + p
+    ranked = sorted(total.items(), key=lambda item: -item[1])
+    return tuple((label, round(p / len(got), 4)) for label, p in ranked)

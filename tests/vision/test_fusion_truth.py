@@ -12,12 +12,13 @@ from referee.fusion import Fusion, SlotSeen, ZoneSeen
 from referee.game.sim import Simulator
 from referee.game.table import Table
 from referee.hands import Wind
-from referee.tiles import parse_tile
+from referee.tiles import Tile, parse_tile, tile_name
 from vision.camera_eval import action_key
 from vision.synth.table_state import Layout, replay_layouts
 from vision.zones import SEATS
 
 ZONES = ("river", "meld", "hand")
+KINDS = ("draw", "replacement_draw", "discard", "chow", "pung", "kong", "win")
 
 
 def _zone(layout: Layout, seat: str, zone: str) -> tuple[SlotSeen, ...]:
@@ -65,14 +66,13 @@ def test_exact_observations_give_exactly_the_hand_actions() -> None:
         if obs.ts > deal_ts + 0.6:
             fusion.observe(obs)
     fusion.flush(1e9)
-    kinds = ("draw", "replacement_draw", "discard", "chow", "pung", "kong", "win")
-    want = [action_key(e) for e in game() if e.type in kinds]
-    got = [action_key(e) for e in fusion.events if e.type in kinds]
+    want = [action_key(e) for e in game() if e.type in KINDS]
+    got = [action_key(e) for e in fusion.events if e.type in KINDS]
     assert got == want
     assert fusion.alerts == []
     # every game event cites the observation behind it
     seqs = {f"seq:{e.seq}" for e in fusion.events if e.type == "observation"}
-    assert all(set(e.evidence) & seqs for e in fusion.events if e.type in kinds)
+    assert all(set(e.evidence) & seqs for e in fusion.events if e.type in KINDS)
     assert not [a for a in fusion.table.state.alerts if a.rejected]
 
 
@@ -175,3 +175,104 @@ def test_a_hand_never_read_whole_is_a_fusion_alert_not_a_false_reveal() -> None:
     assert [a.rule for a in fusion.alerts] == ["FUSION-illegal"]
     assert "shows 11 tiles face up" in fusion.alerts[0].message
     assert not fusion.revealing  # told once: the hand zone is no longer watched
+
+
+# ---- readings weighed by the rules -----------------------------------------------------------
+def _misread(
+    obs: ZoneSeen, index: int, top: str, others: tuple[tuple[Tile, float], ...]
+) -> ZoneSeen:
+    """``obs`` with slot ``index`` read as ``top`` first (0.6), its true tile among ``others``."""
+    slots = tuple(
+        SlotSeen(s.index, parse_tile(top), s.sideways, 0.6, others) if s.index == index else s
+        for s in obs.slots
+    )
+    return ZoneSeen(obs.ts, obs.seat, obs.zone, slots)
+
+
+def _first(kind: str) -> tuple[list[ZoneSeen], int]:
+    """The perfect camera's observations, and the index of the one that shows the first
+    ``kind`` action (a river gaining its tile, a meld laid)."""
+    deal_ts = next(e.ts for e in game() if e.type == "deal")
+    seen = [o for o in observations() if o.ts > deal_ts + 0.6]
+    action = next(e for e in game() if e.type == kind)
+    zone = "river" if kind == "discard" else "meld"
+    i = next(
+        i
+        for i, o in enumerate(seen)
+        if o.zone == zone and o.seat is action.payload.seat and o.ts > action.ts
+    )
+    return seen, i
+
+
+def _not_held(fusion: Fusion, seat: Wind) -> str:
+    hand = fusion.table.state.hand
+    assert hand is not None
+    return tile_name(next(t for t in range(27) if hand.seats[seat].counts[t] == 0))
+
+
+def test_a_discard_misread_as_a_tile_not_held_is_the_held_runner_up() -> None:
+    fusion = _setup()
+    seen, i = _first("discard")
+    river = seen[i]
+    true = river.slots[-1]
+    assert true.tile is not None
+    wrong = _not_held(fusion, river.seat)
+    seen[i] = _misread(river, true.index, wrong, ((true.tile, 0.3),))
+    for obs in seen:
+        fusion.observe(obs)
+    fusion.flush(1e9)
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in game() if e.type in KINDS
+    ]  # the hand went on to its end
+    assert fusion.alerts == []
+    discard = next(e for e in fusion.events if e.type == "discard")
+    assert discard.payload.tile == true.tile  # type: ignore[attr-defined]
+    assert discard.confidence == 1.0  # the only reading the rules allow
+    # the camera's table state takes the record's tile, not its misreading
+    assert (river.seat, "river", true.index, true.tile, False) in fusion.take_named()
+
+
+def test_two_readings_the_rules_both_allow_are_an_alert_for_a_referee() -> None:
+    fusion = _setup()
+    seen, i = _first("discard")
+    river = seen[i]
+    true = river.slots[-1]
+    assert true.tile is not None
+    hand = fusion.table.state.hand
+    assert hand is not None
+    other = next(t for t in range(27) if t != true.tile and hand.seats[river.seat].counts[t] > 0)
+    seen[i] = _misread(river, true.index, tile_name(other), ((true.tile, 0.55),))
+    for obs in seen[: i + 1]:
+        fusion.observe(obs)
+    fusion.flush(seen[i].ts)
+    assert "discard" not in [e.type for e in fusion.events]
+    assert [a.rule for a in fusion.alerts] == ["FUSION-ambiguous"]
+    message = fusion.alerts[0].message
+    assert f"discard {tile_name(other)}" in message and f"discard {tile_name(true.tile)}" in message
+
+
+def test_a_claim_whose_tiles_are_misread_and_sideways_tile_missed_is_still_the_claim() -> None:
+    fusion = _setup()
+    for kind in ("pung", "chow"):
+        if any(e.type == kind for e in game()):
+            break
+    seen, i = _first(kind)
+    meld = seen[i]
+    # the camera misses the sideways mark, and reads one tile as one its owner does not hold
+    cells = [SlotSeen(s.index, s.tile, False) for s in meld.slots]
+    true = cells[0].tile
+    assert true is not None
+    wrong = parse_tile(_not_held(fusion, meld.seat))
+    cells[0] = SlotSeen(cells[0].index, wrong, False, 0.7, ((true, 0.2),))
+    seen[i] = ZoneSeen(meld.ts, meld.seat, "meld", tuple(cells))
+    for obs in seen:
+        fusion.observe(obs)
+    fusion.flush(1e9)
+    got = [action_key(e) for e in fusion.events if e.type == kind]
+    assert got == [action_key(e) for e in game() if e.type == kind]
+    assert not [a for a in fusion.alerts if a.rule == "FUSION-illegal"]
+    # the camera's table state takes the meld as the record has it, sideways mark and all
+    named = {
+        (i, t, side) for s, z, i, t, side in fusion.take_named() if (s, z) == (meld.seat, "meld")
+    }
+    assert {(c.index, c.tile, c.sideways) for c in meld.slots} <= named

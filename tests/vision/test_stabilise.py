@@ -1,0 +1,29 @@
+"""The stabiliser: a slot changes on agreeing readings; a slot the record named keeps its tile."""
+
+from __future__ import annotations
+
+from vision.stabilise import Stabiliser
+
+
+def test_a_reading_is_committed_when_two_of_three_agree_with_its_runners_up() -> None:
+    s = Stabiliser()
+    assert not s.see("E/river/0", ("3p", False), 0.5, (("2p", 0.4),))
+    assert s.see("E/river/0", ("3p", False), 0.7, (("2p", 0.2), ("7m", 0.1)))
+    state = s.state("E/river/0")
+    assert state.reading == ("3p", False)
+    assert state.confidence == 0.6  # both readings agreed: their mean confidence
+    assert state.alternatives == (("2p", 0.3), ("7m", 0.05))  # averaged over both
+
+
+def test_a_named_slot_keeps_the_record_s_tile_until_it_is_seen_empty() -> None:
+    s = Stabiliser()
+    s.see("S/meld/0", ("6s", False), 0.9)
+    s.see("S/meld/0", ("6s", False), 0.9)
+    s.name("S/meld/0", ("4s", True))  # the rules' reading of the claim
+    for _ in range(3):  # the camera keeps misreading it
+        assert not s.see("S/meld/0", ("6s", False), 0.9)
+    assert s.state("S/meld/0").reading == ("4s", True)
+    s.see("S/meld/0", ("empty", False), 1.0)
+    assert s.see("S/meld/0", ("empty", False), 1.0)  # the tile is gone: the name with it
+    s.see("S/meld/0", ("6s", False), 0.9)
+    assert s.see("S/meld/0", ("6s", False), 0.9)
