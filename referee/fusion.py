@@ -26,11 +26,11 @@ The likeliest reading left is recorded when it holds ``min_confidence`` of the l
 the readings the rules allow (its confidence is that share); else no reading is sure, and the
 change is a ``FUSION-ambiguous`` alert naming the readings for a referee.
 
-Every action is first tried on a copy of the engine: one the rules refuse in every reading is
-never recorded, it becomes an alert for a referee (``FUSION-illegal``, citing the rule that
-refused it); a change that names no single action (a tile not read, a sideways tile naming
-another source than the last discarder) is a ``FUSION-ambiguous`` alert. Each event
-cites the observation behind it.
+Every reading is tried on a copy of the engine. A change the rules refuse in every reading (or
+that names no action: a sideways tile on another side than the last discarder's) waits up to
+``PENDING_S`` for an earlier action, then becomes an alert for a referee (``FUSION-illegal``,
+citing the rule that refused it); a discard the camera saw face down is ``FUSION-ambiguous``.
+Each event cites the observation behind it.
 """
 
 from __future__ import annotations
