@@ -48,17 +48,20 @@ class Stabiliser:
         self.state(key).occluded = hidden
 
     def name(self, key: str, reading: Reading) -> None:
-        """The record says which tile lies here, and whether sideways."""
+        """The record says which tile lies here, and whether sideways (the record may be
+        later than the camera: a slot seen empty since, the tile claimed, stays empty)."""
         s = self.state(key)
-        s.reading, s.named, s.recent, s.alternatives = reading, True, [], ()
+        if s.reading[0] != "empty":
+            s.reading, s.named, s.recent, s.alternatives = reading, True, [], ()
 
     def see(self, key: str, reading: Reading, conf: float, alternatives: Alternatives = ()) -> bool:
         """One reading of a slot; True when it changes the committed state."""
         s = self.state(key)
         s.occluded = False
-        if s.named and reading[0] != "empty":
-            reading, alternatives = s.reading, ()
-        if reading == s.reading and not s.recent:
+        doubted = s.named and reading[0] != "empty" and reading != s.reading
+        if doubted:  # another tile: the record's stands, but the slot is read again until
+            reading, alternatives = s.reading, ()  # sure (an arm's shadow going, the tile taken)
+        if reading == s.reading and not s.recent and not doubted:
             return False
         s.recent = [*s.recent, (reading, conf, alternatives)][-self.window :]
         votes = Counter(r for r, _, _ in s.recent)

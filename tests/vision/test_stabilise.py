@@ -27,3 +27,22 @@ def test_a_named_slot_keeps_the_record_s_tile_until_it_is_seen_empty() -> None:
     assert s.see("S/meld/0", ("empty", False), 1.0)  # the tile is gone: the name with it
     s.see("S/meld/0", ("6s", False), 0.9)
     assert s.see("S/meld/0", ("6s", False), 0.9)
+
+
+def test_a_named_slot_read_as_another_tile_is_read_again_until_sure() -> None:
+    s = Stabiliser()
+    s.see("E/river/1", ("9m", False), 0.9)
+    s.see("E/river/1", ("9m", False), 0.9)
+    s.name("E/river/1", ("9m", False))
+    s.see("E/river/1", ("6s", False), 0.5)  # a shadow as the tile is taken
+    assert s.state("E/river/1").pending  # so the camera looks again
+    s.see("E/river/1", ("empty", False), 1.0)
+    assert s.see("E/river/1", ("empty", False), 1.0)
+    assert s.state("E/river/1").reading == ("empty", False)
+
+
+def test_a_slot_emptied_before_the_record_named_it_stays_empty() -> None:
+    s = Stabiliser()  # the discard is recorded after the claim took the tile
+    s.name("E/river/1", ("9m", False))
+    assert s.state("E/river/1").reading == ("empty", False)
+    assert not s.state("E/river/1").named
