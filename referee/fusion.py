@@ -23,8 +23,10 @@ does not hold, a claim of another tile than the last discard) is not what lies t
 reading that raises an irregularity (a chow that is no run) weighs ``IRREGULAR`` times less
 (players err more rarely than the camera; a sure reading of a wrong meld stays a wrong meld).
 The likeliest reading left is recorded when it holds ``min_confidence`` of the likelihood of all
-the readings the rules allow (its confidence is that share); else no reading is sure, and the
-change is a ``FUSION-ambiguous`` alert naming the readings for a referee.
+the readings the rules allow (its confidence is that share). A reading less sure is a
+``FUSION-ambiguous`` alert naming the readings for a referee; it is recorded all the same when it
+is likelier than all the others together (``MIN_SHARE``): the game goes on from it (a discard
+left out would leave every later action out of turn), and a referee puts it right if need be.
 
 Every reading is tried on a copy of the engine. A change the rules refuse in every reading (or
 that names no action: a sideways tile on another side than the last discarder's) waits up to
@@ -70,6 +72,7 @@ REVEALED = 8  # face-up tiles in a hand zone that mean the hand was laid down
 WALL_RECENT_S = 5.0  # a wall change this recent times the draw that a discard implies
 DRAW_UNSEEN_S = 3.0  # a discard whose draw the wall did not show waits this long for a claim
 PENDING_S = 8.0  # an action the rules refuse now may wait this long for an earlier one
+MIN_SHARE = 0.5  # an unsure reading likelier than all others together is recorded, and told
 IRREGULAR = 0.1  # an irregularity is this much rarer than the camera misreading a tile
 UNSEEN_P = 0.001  # the likelihood of a tile the camera did not name among a slot's readings
 PER_TILE_RATIO = 0.03  # a reading far less likely than the camera's own, tile for tile, is none
@@ -445,8 +448,9 @@ class Fusion:
         option, p = max(weighed, key=lambda w: w[1])
         share = p / sum(q for _, q in weighed)
         if share < self.min_confidence:
-            self._ambiguous(item, weighed)
-            return True  # told, not recorded: it no longer waits
+            self._ambiguous(item, weighed, recorded=share > MIN_SHARE)
+            if share <= MIN_SHARE:
+                return True  # told, not recorded: it no longer waits
         events = self._events(option.actions, item, share)
         for event in events:
             self._record(event)
@@ -457,17 +461,24 @@ class Fusion:
         self.named.extend((obs.seat, obs.zone, *named) for named in option.tiles)
         return True
 
-    def _ambiguous(self, item: _Pending, weighed: list[tuple[Option, float]]) -> None:
-        """Readings the rules all allow, none sure: a referee decides (nothing is recorded)."""
+    def _ambiguous(
+        self, item: _Pending, weighed: list[tuple[Option, float]], recorded: bool
+    ) -> None:
+        """Readings the rules all allow, none sure: a referee checks the one recorded (the
+        likelier than all others together: the game goes on from it), or decides."""
         total = sum(p for _, p in weighed)
-        told = ", ".join(
+        told = [
             f"{_told(option.actions[-1])} ({p / total:.0%})"
             for option, p in sorted(weighed, key=lambda w: -w[1])[:3]
+        ]
+        said = (
+            f"recorded {told[0]}, the rules also allow {', '.join(told[1:])}"
+            if recorded
+            else f"the rules allow {', '.join(told)}: nothing recorded"
         )
         self._alert(
             FUSION_AMBIGUOUS,
-            f"{item.obs.seat.name}'s {item.obs.zone}: the camera's reading is not sure, "
-            f"and the rules allow {told}",
+            f"{item.obs.seat.name}'s {item.obs.zone}: the camera's reading is not sure; {said}",
             item.obs,
             item.cite,
         )

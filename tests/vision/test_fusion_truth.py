@@ -241,14 +241,38 @@ def test_two_readings_the_rules_both_allow_are_an_alert_for_a_referee() -> None:
     hand = fusion.table.state.hand
     assert hand is not None
     other = next(t for t in range(27) if t != true.tile and hand.seats[river.seat].counts[t] > 0)
-    seen[i] = _misread(river, true.index, tile_name(other), ((true.tile, 0.55),))
+    seen[i] = _misread(river, true.index, tile_name(other), ((true.tile, 0.6),))
     for obs in seen[: i + 1]:
         fusion.observe(obs)
     fusion.flush(seen[i].ts)
-    assert "discard" not in [e.type for e in fusion.events]
+    assert "discard" not in [e.type for e in fusion.events]  # 50 %: no reading to go on
     assert [a.rule for a in fusion.alerts] == ["FUSION-ambiguous"]
     message = fusion.alerts[0].message
     assert f"discard {tile_name(other)}" in message and f"discard {tile_name(true.tile)}" in message
+    assert "nothing recorded" in message
+
+
+def test_an_unsure_reading_likelier_than_the_others_is_recorded_and_told() -> None:
+    fusion = _setup()
+    seen, i = _first("discard")
+    river = seen[i]
+    true = river.slots[-1]
+    assert true.tile is not None
+    hand = fusion.table.state.hand
+    assert hand is not None
+    other = next(t for t in range(27) if t != true.tile and hand.seats[river.seat].counts[t] > 0)
+    seen[i] = _misread(river, true.index, tile_name(true.tile), ((other, 0.3),))  # 67 %
+    for obs in seen:
+        fusion.observe(obs)
+    fusion.flush(1e9)
+    discard = next(e for e in fusion.events if e.type == "discard")
+    assert discard.payload.tile == true.tile  # type: ignore[attr-defined]
+    assert discard.confidence == 0.667
+    assert [a.rule for a in fusion.alerts] == ["FUSION-ambiguous"]
+    assert f"recorded discard {tile_name(true.tile)} (67%)" in fusion.alerts[0].message
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in game() if e.type in KINDS
+    ]  # the game went on from it
 
 
 def test_a_claim_whose_tiles_are_misread_and_sideways_tile_missed_is_still_the_claim() -> None:
