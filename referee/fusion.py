@@ -309,7 +309,9 @@ class Fusion:
             old = {c.index for c in cells if c.index in used}
 
             def plan(cells: list[SlotSeen] = cells, old: set[int] = old) -> list[Option]:
-                return _plausible(self._meld_options(obs, cells, old), cells)
+                # a tile laid on a pung can only be the pung's: its reading weighs nothing
+                read = [] if len(cells) == 4 and len(old) == 3 else cells
+                return _plausible(self._meld_options(obs, cells, old), read)
 
             def done(key: tuple[Wind, int] = key, cells: list[SlotSeen] = cells) -> None:
                 self.melds_used[key] = tuple(c.index for c in cells)
@@ -601,8 +603,7 @@ def _plausible(options: list[Option], cells: list[SlotSeen]) -> list[Option]:
     """The readings not far less likely, tile for tile, than the camera's own (a tile the
     camera did not see at all is no reading of it), likeliest first."""
     faces = [c for c in cells if c.tile is not None]
-    own = math.prod(c.confidence for c in faces)
-    floor = own * PER_TILE_RATIO ** len(faces)
+    floor = math.prod(c.confidence for c in faces) * PER_TILE_RATIO ** len(faces) if faces else 0
     return sorted((o for o in options if o.likelihood >= floor), key=lambda o: -o.likelihood)
 
 
