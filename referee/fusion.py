@@ -75,7 +75,6 @@ PENDING_S = 8.0  # an action the rules refuse now may wait this long for an earl
 MIN_SHARE = 0.5  # an unsure reading likelier than all others together is recorded, and told
 IRREGULAR = 0.1  # an irregularity is this much rarer than the camera misreading a tile
 UNSEEN_P = 0.001  # the likelihood of a tile the camera did not name among a slot's readings
-PER_TILE_RATIO = 0.03  # a reading far less likely than the camera's own, tile for tile, is none
 NO_ACTION = "the change names no action the rules allow here"
 FUSION_ILLEGAL = "FUSION-illegal"
 FUSION_AMBIGUOUS = "FUSION-ambiguous"
@@ -109,7 +108,7 @@ class Option(NamedTuple):
     """What one reading of a change names: its actions, its likelihood, and the tile it puts
     in each slot of the observed zone that it read."""
 
-    actions: list[Payload]
+    actions: list[Payload]  # none: the readings the camera did not name, weighed together
     likelihood: float
     tiles: tuple[tuple[int, Tile, bool], ...] = ()  # (slot, tile, sideways)
 
@@ -278,7 +277,12 @@ class Fusion:
                 penalty = me is not None and me.counts[tile] == 0 and tile in me.penalty
                 discard = Discard(seat=obs.seat, tile=tile, penalty=penalty)
                 options.append(Option([*before, discard], p, ((seen.index, tile, False),)))
-            return _plausible(options, [seen])
+            if me is not None:  # the tiles held that the camera did not name weigh too
+                named = {t for t, _ in seen.readings()}
+                held = {t for t in range(NUM_KINDS) if me.counts[t]} | set(me.penalty_live)
+                unnamed = len(held - named) + len(before)  # (and the tile drawn first)
+                options.append(Option([], unnamed * UNSEEN_P))
+            return options
 
         self._attempt(plan, obs, cite)
 
@@ -309,9 +313,7 @@ class Fusion:
             old = {c.index for c in cells if c.index in used}
 
             def plan(cells: list[SlotSeen] = cells, old: set[int] = old) -> list[Option]:
-                # a tile laid on a pung can only be the pung's: its reading weighs nothing
-                read = [] if len(cells) == 4 and len(old) == 3 else cells
-                return _plausible(self._meld_options(obs, cells, old), read)
+                return self._meld_options(obs, cells, old)
 
             def done(key: tuple[Wind, int] = key, cells: list[SlotSeen] = cells) -> None:
                 self.melds_used[key] = tuple(c.index for c in cells)
@@ -436,8 +438,11 @@ class Fusion:
             item.why = item.idle
             return False
         allowed: list[tuple[Option, int]] = []  # a reading the rules take, the alerts it raises
-        why = ""
+        why, unnamed = "", 0.0
         for option in options:
+            if not option.actions:  # the readings the camera did not name, together
+                unnamed += option.likelihood
+                continue
             raised = self._trial(self._events(option.actions, item, option.likelihood), item)
             why = why or item.why  # the likeliest reading's refusal is the one told
             if raised is not None:
@@ -448,9 +453,10 @@ class Fusion:
         fewest = min(raised for _, raised in allowed)  # (alerts all readings raise aside)
         weighed = [(o, o.likelihood * IRREGULAR ** (raised - fewest)) for o, raised in allowed]
         option, p = max(weighed, key=lambda w: w[1])
-        share = p / sum(q for _, q in weighed)
+        total = sum(q for _, q in weighed) + unnamed
+        share = p / total
         if share < self.min_confidence:
-            self._ambiguous(item, weighed, recorded=share > MIN_SHARE)
+            self._ambiguous(item, [(o, q / total) for o, q in weighed], recorded=share > MIN_SHARE)
             if share <= MIN_SHARE:
                 return True  # told, not recorded: it no longer waits
         events = self._events(option.actions, item, share)
@@ -464,14 +470,13 @@ class Fusion:
         return True
 
     def _ambiguous(
-        self, item: _Pending, weighed: list[tuple[Option, float]], recorded: bool
+        self, item: _Pending, shares: list[tuple[Option, float]], recorded: bool
     ) -> None:
         """Readings the rules all allow, none sure: a referee checks the one recorded (the
         likelier than all others together: the game goes on from it), or decides."""
-        total = sum(p for _, p in weighed)
         told = [
-            f"{_told(option.actions[-1])} ({p / total:.0%})"
-            for option, p in sorted(weighed, key=lambda w: -w[1])[:3]
+            f"{_told(option.actions[-1])} ({share:.0%})"
+            for option, share in sorted(shares, key=lambda w: -w[1])[:3]
         ]
         said = (
             f"recorded {told[0]}, the rules also allow {', '.join(told[1:])}"
@@ -597,14 +602,6 @@ def _claims_of(tile: Tile, size: int) -> list[tuple[Tile, ...]]:
 
 def _likelihood(cells: list[SlotSeen], tiles: tuple[Tile, ...]) -> float:
     return math.prod(c.likelihood(t) for c, t in zip(cells, tiles, strict=True))
-
-
-def _plausible(options: list[Option], cells: list[SlotSeen]) -> list[Option]:
-    """The readings not far less likely, tile for tile, than the camera's own (a tile the
-    camera did not see at all is no reading of it), likeliest first."""
-    faces = [c for c in cells if c.tile is not None]
-    floor = math.prod(c.confidence for c in faces) * PER_TILE_RATIO ** len(faces) if faces else 0
-    return sorted((o for o in options if o.likelihood >= floor), key=lambda o: -o.likelihood)
 
 
 def _told(action: Payload) -> str:

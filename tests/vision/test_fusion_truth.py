@@ -227,7 +227,8 @@ def test_a_discard_misread_as_a_tile_not_held_is_the_held_runner_up() -> None:
     assert fusion.alerts == []
     discard = next(e for e in fusion.events if e.type == "discard")
     assert discard.payload.tile == true.tile  # type: ignore[attr-defined]
-    assert discard.confidence == 1.0  # the only reading the rules allow
+    # the only reading named that the rules allow (the tiles held but not named weigh a little)
+    assert 0.95 < discard.confidence < 1.0
     # the camera's table state takes the record's tile, not its misreading
     assert (river.seat, "river", true.index, true.tile, False) in fusion.take_named()
 
@@ -267,9 +268,10 @@ def test_an_unsure_reading_likelier_than_the_others_is_recorded_and_told() -> No
     fusion.flush(1e9)
     discard = next(e for e in fusion.events if e.type == "discard")
     assert discard.payload.tile == true.tile  # type: ignore[attr-defined]
-    assert discard.confidence == 0.667
+    assert 0.6 < discard.confidence < 0.667
     assert [a.rule for a in fusion.alerts] == ["FUSION-ambiguous"]
-    assert f"recorded discard {tile_name(true.tile)} (67%)" in fusion.alerts[0].message
+    told = f"recorded discard {tile_name(true.tile)} ({discard.confidence:.0%})"
+    assert told in fusion.alerts[0].message
     assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
         action_key(e) for e in game() if e.type in KINDS
     ]  # the game went on from it
