@@ -2,7 +2,10 @@
 
 A small grey view of the rectified table (4 mm a pixel) is compared with the previous frame
 (motion), with the view at the zone's last reading (change) and with a background that heals
-(what stays still for ``ABSORB_S`` becomes table; a busy start takes each pixel's median). A zone
+(what stays still for ``ABSORB_S`` becomes table). Reading starts once the table, this frame
+included, has been at rest for ``START_CALM_S`` (a frame an arm enters in is never the
+background: its sleeve would be read as backs, and once gone it would look like an arm), or
+after ``START_WAIT_S`` of a busy table, whose background is each pixel's median. A zone
 is read again only when it differs from its last reading, and only its slots that differ and
 have been still for ``settle_s`` (a slot settles as soon as the arm has left it, not the whole
 zone); unchanged zones keep their state, so the recognizer's cost follows the actions, not the
@@ -53,7 +56,7 @@ class Gate:
     calm_since: float | None = None
     first_seen: float | None = None
     occluder: np.ndarray | None = None
-    first_views: list[np.ndarray] = field(default_factory=list)  # until ready: the background
+    first_views: list[tuple[float, np.ndarray]] = field(default_factory=list)  # until ready
 
     def __post_init__(self) -> None:
         for seat in SEATS:
@@ -61,28 +64,30 @@ class Gate:
                 self.zones[(seat, zone)] = ZoneGate(pixel_box(zone_box(seat, zone), GATE_SCALE))
 
     def ready(self, view: np.ndarray, t: float) -> bool:
-        """Whether the table has been at rest for ``START_CALM_S`` (or waited ``START_WAIT_S``):
-        the first readings are taken from a table no arm moves over, against a background that
-        is each pixel's median since the first frame."""
-        if self.calm_since is not None and t - self.calm_since >= START_CALM_S:
+        """Whether reading may start: the table has been at rest for ``START_CALM_S`` (this
+        frame included: the frame an arm enters is no background), or ``START_WAIT_S`` has
+        passed. The background is then each pixel's median over the calm stretch, or over the
+        whole wait on a busy table: arms come and go, so each pixel shows the table most of
+        the time (an arm in the background would hide as the table)."""
+        if self.whole is not None:
             return True
         if self.first_seen is None:
             self.first_seen = t
         prev = self.previous if self.previous is not None else view
         self.previous = view
         if len(self.first_views) < round(START_WAIT_S / 0.2) + 1 and (
-            t - self.first_seen >= 0.2 * len(self.first_views)
+            t - self.first_seen >= 0.2 * len(self.first_views) - 1e-6
         ):
-            self.first_views.append(view)  # 5 a second at most
+            self.first_views.append((t, view))  # 5 a second at most
         if (np.abs(view - prev) > MOTION).sum() >= ARM_PIXELS // 4 or self.calm_since is None:
             self.calm_since = t
-        if t - self.first_seen >= START_WAIT_S:  # a busy table: start anyway
-            self.calm_since = t - START_CALM_S
-        elif t - self.calm_since < START_CALM_S:
+        if t - self.calm_since >= START_CALM_S - 1e-6:
+            seen = [v for s, v in self.first_views if s >= self.calm_since]
+        elif t - self.first_seen >= START_WAIT_S - 1e-6:  # a busy table: start anyway
+            seen = [v for _, v in self.first_views]
+        else:
             return False
-        # the background is each pixel's median over the wait: arms come and go (and one at
-        # rest is still an arm), and an arm in the background would hide as the table
-        self.whole = np.median(np.stack([*self.first_views, view]), axis=0).astype(np.float32)
+        self.whole = np.median(np.stack([*seen, view]), axis=0).astype(np.float32)
         self.first_views = []
         return True
 
