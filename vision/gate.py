@@ -36,6 +36,7 @@ NEAR_MM = 30.0  # a slot this close to an arm is not read: the arm's edge and sh
 TOUCH = 0.15  # a stack's top tile taken changes a tile-sized patch (~35 gate pixels) by
 TOUCH_PIXELS = 9  # far more than this; the noise of a still wall stays under 0.1
 ARM_PIXELS = 150  # an arm covers at least this much of the gate's view (~2,400 mm²)
+NEVER_READ = -5.0  # last_read below this: the slot was not read since the zone's reference
 ZONES = ("river", "meld", "hand", "penalty", "wall")
 
 
@@ -111,7 +112,9 @@ class Gate:
             if z.reference is None:  # never read: every slot is read (see changed_slots)
                 due.append(key)
                 continue
-            if (_diff(view[y1:y2, x1:x2], z.reference) > MOTION).sum() >= CHANGED_PIXELS:
+            # a zone read since its reference is due until accepted (see changed_slots)
+            changed = (_diff(view[y1:y2, x1:x2], z.reference) > MOTION).sum() >= CHANGED_PIXELS
+            if changed or z.last_read is not None:
                 due.append(key)
         self.occluder = self._arms(np.abs(view - self.whole) > MOTION)  # (not where it was)
         return due
@@ -154,8 +157,10 @@ class Gate:
         return cv2.dilate(out.astype(np.uint8), np.ones((near, near), np.uint8)) > 0
 
     def changed_slots(self, seat: str, zone: str, view: np.ndarray) -> set[int]:
-        """Slots of a zone whose gate pixels differ from the zone's last reading, and from
-        how they looked when last read (a slot read as it is now needs no new reading)."""
+        """Slots of a zone whose gate pixels differ from the zone's last reading or, for a
+        slot read since, from how it looked when last read (a slot read as it is now needs no
+        new reading; one read under an arm the gate missed is read again once it has gone, even
+        though the zone then looks as it did at its last reading)."""
         z = self.zones[(seat, zone)]
         if z.reference is None:
             return set(range(SLOT_COUNTS[zone]))
@@ -163,7 +168,8 @@ class Gate:
         now = view[y1:y2, x1:x2]
         diff = _diff(now, z.reference) > MOTION
         if z.last_read is not None:
-            diff &= np.abs(now - z.last_read) > MOTION
+            read = z.last_read > NEVER_READ
+            diff = np.where(read, np.abs(now - z.last_read) > MOTION, diff)
         out: set[int] = set()
         for i in range(SLOT_COUNTS[zone]):
             u1, v1, u2, v2 = _slot_box(seat, zone, i)
@@ -176,7 +182,7 @@ class Gate:
         z = self.zones[(seat, zone)]
         x1, y1, x2, y2 = z.box
         if z.last_read is None:
-            z.last_read = np.full((y2 - y1, x2 - x1), -10.0, np.float32)  # never read
+            z.last_read = np.full((y2 - y1, x2 - x1), 2 * NEVER_READ, np.float32)
         for i in slots:
             u1, v1, u2, v2 = _slot_box(seat, zone, i)
             z.last_read[v1 - y1 : v2 - y1, u1 - x1 : u2 - x1] = view[v1:v2, u1:u2]
