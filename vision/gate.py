@@ -10,8 +10,8 @@ is read again only when it differs from its last reading, and only its slots tha
 have been still for ``settle_s`` (a slot settles as soon as the arm has left it, not the whole
 zone); unchanged zones keep their state, so the recognizer's cost follows the actions, not the
 frame rate. A changed blob that crosses the table's edge is an arm (players reach in from their
-side): the slots under it or within ``NEAR_MM`` of it are occluded, which is a state, never a
-change.
+side), and all its convex hull (a sleeve as bright as the felt differs only at its outline): the
+slots under it or within ``NEAR_MM`` of it are occluded, which is a state, never a change.
 """
 
 from __future__ import annotations
@@ -152,9 +152,15 @@ class Gate:
         border = np.zeros(mask.shape, bool)
         border[:edge], border[-edge:], border[:, :edge], border[:, -edge:] = True, True, True, True
         arms = np.unique(labels[border & (mask > 0)])
-        out: np.ndarray = np.isin(labels, arms[arms > 0])
+        # an arm is its blob's convex hull: a sleeve about as bright as the felt differs only
+        # at its outline, its hand and over tiles (blobs of their own, too small for an arm)
+        out = np.zeros(mask.shape, np.uint8)
+        for arm in arms[arms > 0]:
+            points = cv2.findNonZero((labels == arm).astype(np.uint8))
+            cv2.fillConvexPoly(out, cv2.convexHull(points), 1)
         near = 2 * round(NEAR_MM * GATE_SCALE) + 1
-        return cv2.dilate(out.astype(np.uint8), np.ones((near, near), np.uint8)) > 0
+        hidden: np.ndarray = cv2.dilate(out, np.ones((near, near), np.uint8)) > 0
+        return hidden
 
     def changed_slots(self, seat: str, zone: str, view: np.ndarray) -> set[int]:
         """Slots of a zone whose gate pixels differ from the zone's last reading or, for a

@@ -181,6 +181,30 @@ def test_an_arm_held_over_the_river_for_3_s_changes_nothing(recognizer: TileReco
     assert {k: v for k, v in reader.slot_labels().items() if "/river/" in k} == _names(layout)
 
 
+def test_a_sleeve_as_bright_as_the_felt_held_over_a_river_changes_nothing(
+    recognizer: TileRecognizer,
+) -> None:
+    """East reaches across the table over its own river for 3 s, its sleeve about as bright
+    as this felt: the gate sees the sleeve only at its outline, its hand and over the tiles
+    under it. Those tiles are still under an arm, not new backs in the river."""
+    tiles = ["1m", "5p", "E", "9s", "C", "3s", "7m", "2p", "W", "8s", "4m", "F"]
+    layout = Layout(tiles={f"E/river/{i}": Placed(t) for i, t in enumerate(tiles)})
+    renderer = TableRenderer(W, H, POSES["top"], seed=2)
+    renderer.felt = np.array([70.0, 74.0, 84.0], np.float32)  # the sleeve's grey (~75)
+    renderer._base = renderer._empty_table()
+    plane = renderer.draw_layout(layout)
+    reader = TableReader(recognizer)
+    seen = []
+    fps = 5
+    for i in range(6 * fps):  # 2 s at rest, 3 s of arm, 1 s
+        t = i / fps
+        arms = [("E", slot("W", "river", 8), 0.9)] if 2.0 <= t < 5.0 else []
+        out = reader.process(renderer.film(plane, t, arms), t, i)
+        seen += [(t, o.zone, o.seat.name) for o in out]
+    assert [s for s in seen if s[0] >= 2.0] == []
+    assert reader.slot_labels() == _names(layout)
+
+
 def test_an_arm_reaching_in_as_reading_starts_leaves_no_junk(recognizer: TileRecognizer) -> None:
     """A busy start: East's arm (as the renderer moves it for a discard) reaches in over its
     hand and melds on the very frame the table has been at rest long enough to start reading.
