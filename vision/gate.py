@@ -5,13 +5,14 @@ A small grey view of the rectified table (4 mm a pixel) is compared with the pre
 (what stays still for ``ABSORB_S`` becomes table). Reading starts once the table, this frame
 included, has been at rest for ``START_CALM_S`` (a frame an arm enters in is never the
 background: its sleeve would be read as backs, and once gone it would look like an arm), or
-after ``START_WAIT_S`` of a busy table, whose background is each pixel's median. A zone
-is read again only when it differs from its last reading, and only its slots that differ and
-have been still for ``settle_s`` (a slot settles as soon as the arm has left it, not the whole
-zone); unchanged zones keep their state, so the recognizer's cost follows the actions, not the
-frame rate. A changed blob that crosses the table's edge is an arm (players reach in from their
-side), and all its convex hull (a sleeve as bright as the felt differs only at its outline): the
-slots under it or within ``NEAR_MM`` of it are occluded, which is a state, never a change.
+after ``START_WAIT_S`` of a busy table, whose background is each pixel's median. A zone is
+read again only when it differs from its last reading (or was read since, as under an arm), and
+only its slots that differ and have been still for ``settle_s`` (a slot settles as soon as the
+arm has left it, not the whole zone); unchanged zones keep their state, so the recognizer's
+cost follows the actions, not the frame rate. A changed blob that crosses the table's edge is
+an arm (players reach in from their side), and all its convex hull is (a sleeve as bright as
+the felt differs only at its outline): the slots under it or within ``NEAR_MM`` of it are
+occluded, which is a state, never a change.
 """
 
 from __future__ import annotations
