@@ -2,13 +2,17 @@
 
 A small grey view of the rectified table (4 mm a pixel) is compared with the previous frame
 (motion), with the view at the zone's last reading (change) and with a background that heals
-(what stays still for ``ABSORB_S`` becomes table; a busy start takes each pixel's median). A zone
-is read again only when it differs from its last reading, and only its slots that differ and
-have been still for ``settle_s`` (a slot settles as soon as the arm has left it, not the whole
-zone); unchanged zones keep their state, so the recognizer's cost follows the actions, not the
-frame rate. A changed blob that crosses the table's edge is an arm (players reach in from their
-side): the slots under it or within ``NEAR_MM`` of it are occluded, which is a state, never a
-change.
+(what stays still for ``ABSORB_S`` becomes table). Reading starts once the table, this frame
+included, has been at rest for ``START_CALM_S`` (a frame an arm enters in is never the
+background: its sleeve would be read as backs, and once gone it would look like an arm), or
+after ``START_WAIT_S`` of a busy table, whose background is each pixel's median. A zone is
+read again only when it differs from its last reading (or was read since, as under an arm), and
+only its slots that differ and have been still for ``settle_s`` (a slot settles as soon as the
+arm has left it, not the whole zone); unchanged zones keep their state, so the recognizer's
+cost follows the actions, not the frame rate. A changed blob that crosses the table's edge is
+an arm (players reach in from their side), and all its convex hull is (a sleeve as bright as
+the felt differs only at its outline): the slots under it or within ``NEAR_MM`` of it are
+occluded, which is a state, never a change.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ NEAR_MM = 30.0  # a slot this close to an arm is not read: the arm's edge and sh
 TOUCH = 0.15  # a stack's top tile taken changes a tile-sized patch (~35 gate pixels) by
 TOUCH_PIXELS = 9  # far more than this; the noise of a still wall stays under 0.1
 ARM_PIXELS = 150  # an arm covers at least this much of the gate's view (~2,400 mm²)
+NEVER_READ = -5.0  # last_read below this: the slot was not read since the zone's reference
 ZONES = ("river", "meld", "hand", "penalty", "wall")
 
 
@@ -53,7 +58,7 @@ class Gate:
     calm_since: float | None = None
     first_seen: float | None = None
     occluder: np.ndarray | None = None
-    first_views: list[np.ndarray] = field(default_factory=list)  # until ready: the background
+    first_views: list[tuple[float, np.ndarray]] = field(default_factory=list)  # until ready
 
     def __post_init__(self) -> None:
         for seat in SEATS:
@@ -61,28 +66,30 @@ class Gate:
                 self.zones[(seat, zone)] = ZoneGate(pixel_box(zone_box(seat, zone), GATE_SCALE))
 
     def ready(self, view: np.ndarray, t: float) -> bool:
-        """Whether the table has been at rest for ``START_CALM_S`` (or waited ``START_WAIT_S``):
-        the first readings are taken from a table no arm moves over, against a background that
-        is each pixel's median since the first frame."""
-        if self.calm_since is not None and t - self.calm_since >= START_CALM_S:
+        """Whether reading may start: the table has been at rest for ``START_CALM_S`` (this
+        frame included: the frame an arm enters is no background), or ``START_WAIT_S`` has
+        passed. The background is then each pixel's median over the calm stretch, or over the
+        whole wait on a busy table: arms come and go, so each pixel shows the table most of
+        the time (an arm in the background would hide as the table)."""
+        if self.whole is not None:
             return True
         if self.first_seen is None:
             self.first_seen = t
         prev = self.previous if self.previous is not None else view
         self.previous = view
         if len(self.first_views) < round(START_WAIT_S / 0.2) + 1 and (
-            t - self.first_seen >= 0.2 * len(self.first_views)
+            t - self.first_seen >= 0.2 * len(self.first_views) - 1e-6
         ):
-            self.first_views.append(view)  # 5 a second at most
+            self.first_views.append((t, view))  # 5 a second at most
         if (np.abs(view - prev) > MOTION).sum() >= ARM_PIXELS // 4 or self.calm_since is None:
             self.calm_since = t
-        if t - self.first_seen >= START_WAIT_S:  # a busy table: start anyway
-            self.calm_since = t - START_CALM_S
-        elif t - self.calm_since < START_CALM_S:
+        if t - self.calm_since >= START_CALM_S - 1e-6:
+            seen = [v for s, v in self.first_views if s >= self.calm_since]
+        elif t - self.first_seen >= START_WAIT_S - 1e-6:  # a busy table: start anyway
+            seen = [v for _, v in self.first_views]
+        else:
             return False
-        # the background is each pixel's median over the wait: arms come and go (and one at
-        # rest is still an arm), and an arm in the background would hide as the table
-        self.whole = np.median(np.stack([*self.first_views, view]), axis=0).astype(np.float32)
+        self.whole = np.median(np.stack([*seen, view]), axis=0).astype(np.float32)
         self.first_views = []
         return True
 
@@ -106,7 +113,9 @@ class Gate:
             if z.reference is None:  # never read: every slot is read (see changed_slots)
                 due.append(key)
                 continue
-            if (_diff(view[y1:y2, x1:x2], z.reference) > MOTION).sum() >= CHANGED_PIXELS:
+            # a zone read since its reference is due until accepted (see changed_slots)
+            changed = (_diff(view[y1:y2, x1:x2], z.reference) > MOTION).sum() >= CHANGED_PIXELS
+            if changed or z.last_read is not None:
                 due.append(key)
         self.occluder = self._arms(np.abs(view - self.whole) > MOTION)  # (not where it was)
         return due
@@ -144,13 +153,21 @@ class Gate:
         border = np.zeros(mask.shape, bool)
         border[:edge], border[-edge:], border[:, :edge], border[:, -edge:] = True, True, True, True
         arms = np.unique(labels[border & (mask > 0)])
-        out: np.ndarray = np.isin(labels, arms[arms > 0])
+        # an arm is its blob's convex hull: a sleeve about as bright as the felt differs only
+        # at its outline, its hand and over tiles (blobs of their own, too small for an arm)
+        out = np.zeros(mask.shape, np.uint8)
+        for arm in arms[arms > 0]:
+            points = cv2.findNonZero((labels == arm).astype(np.uint8))
+            cv2.fillConvexPoly(out, cv2.convexHull(points), 1)
         near = 2 * round(NEAR_MM * GATE_SCALE) + 1
-        return cv2.dilate(out.astype(np.uint8), np.ones((near, near), np.uint8)) > 0
+        hidden: np.ndarray = cv2.dilate(out, np.ones((near, near), np.uint8)) > 0
+        return hidden
 
     def changed_slots(self, seat: str, zone: str, view: np.ndarray) -> set[int]:
-        """Slots of a zone whose gate pixels differ from the zone's last reading, and from
-        how they looked when last read (a slot read as it is now needs no new reading)."""
+        """Slots of a zone whose gate pixels differ from the zone's last reading or, for a
+        slot read since, from how it looked when last read (a slot read as it is now needs no
+        new reading; one read under an arm the gate missed is read again once it has gone, even
+        though the zone then looks as it did at its last reading)."""
         z = self.zones[(seat, zone)]
         if z.reference is None:
             return set(range(SLOT_COUNTS[zone]))
@@ -158,7 +175,8 @@ class Gate:
         now = view[y1:y2, x1:x2]
         diff = _diff(now, z.reference) > MOTION
         if z.last_read is not None:
-            diff &= np.abs(now - z.last_read) > MOTION
+            read = z.last_read > NEVER_READ
+            diff = np.where(read, np.abs(now - z.last_read) > MOTION, diff)
         out: set[int] = set()
         for i in range(SLOT_COUNTS[zone]):
             u1, v1, u2, v2 = _slot_box(seat, zone, i)
@@ -171,7 +189,7 @@ class Gate:
         z = self.zones[(seat, zone)]
         x1, y1, x2, y2 = z.box
         if z.last_read is None:
-            z.last_read = np.full((y2 - y1, x2 - x1), -10.0, np.float32)  # never read
+            z.last_read = np.full((y2 - y1, x2 - x1), 2 * NEVER_READ, np.float32)
         for i in slots:
             u1, v1, u2, v2 = _slot_box(seat, zone, i)
             z.last_read[v1 - y1 : v2 - y1, u1 - x1 : u2 - x1] = view[v1:v2, u1:u2]

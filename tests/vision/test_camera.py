@@ -23,8 +23,15 @@ from vision.camera import TableReader
 from vision.camera_eval import action_key, run_frames
 from vision.capture import CaptureError, Watchdog, read_file
 from vision.detect import TileRecognizer
-from vision.synth.table_state import Layout, Placed
-from vision.synth.video import POSES, RenderSpec, TableRenderer, camera_homography, frames
+from vision.synth.table_state import Action, Layout, Placed
+from vision.synth.video import (
+    POSES,
+    RenderSpec,
+    TableRenderer,
+    _arms,
+    camera_homography,
+    frames,
+)
 from vision.zones import slot
 
 W, H = 1280, 720
@@ -172,6 +179,51 @@ def test_an_arm_held_over_the_river_for_3_s_changes_nothing(recognizer: TileReco
             assert {k: v for k, v in labels.items() if "/river/" in k} == _names(layout)
     assert [s for s in seen if s[0] >= 2.0] == []  # nothing changed while the arm was there
     assert {k: v for k, v in reader.slot_labels().items() if "/river/" in k} == _names(layout)
+
+
+def test_a_sleeve_as_bright_as_the_felt_held_over_a_river_changes_nothing(
+    recognizer: TileRecognizer,
+) -> None:
+    """East reaches across the table over its own river for 3 s, its sleeve about as bright
+    as this felt: the gate sees the sleeve only at its outline, its hand and over the tiles
+    under it. Those tiles are still under an arm, not new backs in the river."""
+    tiles = ["1m", "5p", "E", "9s", "C", "3s", "7m", "2p", "W", "8s", "4m", "F"]
+    layout = Layout(tiles={f"E/river/{i}": Placed(t) for i, t in enumerate(tiles)})
+    renderer = TableRenderer(W, H, POSES["top"], seed=2)
+    renderer.felt = np.array([70.0, 74.0, 84.0], np.float32)  # the sleeve's grey (~75)
+    renderer._base = renderer._empty_table()
+    plane = renderer.draw_layout(layout)
+    reader = TableReader(recognizer)
+    seen = []
+    fps = 5
+    for i in range(6 * fps):  # 2 s at rest, 3 s of arm, 1 s
+        t = i / fps
+        arms = [("E", slot("W", "river", 8), 0.9)] if 2.0 <= t < 5.0 else []
+        out = reader.process(renderer.film(plane, t, arms), t, i)
+        seen += [(t, o.zone, o.seat.name) for o in out]
+    assert [s for s in seen if s[0] >= 2.0] == []
+    assert reader.slot_labels() == _names(layout)
+
+
+def test_an_arm_reaching_in_as_reading_starts_leaves_no_junk(recognizer: TileRecognizer) -> None:
+    """A busy start: East's arm (as the renderer moves it for a discard) reaches in over its
+    hand and melds on the very frame the table has been at rest long enough to start reading.
+    That frame is no background: once the arm has gone, no slot holds junk (the sleeve read as
+    backs in the hand and meld zones) and none stays occluded (a ghost arm)."""
+    layout = Layout(
+        tiles={"E/river/0": Placed("1m")} | {f"S/meld/{i}": Placed("3s") for i in range(3)},
+        standing={seat: 13 for seat in "ESWN"},
+    )
+    discard = Action(1.3, "discard", "E", "5p")  # the arm enters at 0.5 s
+    renderer = TableRenderer(W, H, POSES["low"], seed=4)
+    plane = renderer.draw_layout(layout)
+    reader = TableReader(recognizer)
+    fps = 5
+    for i in range(4 * fps):
+        t = i / fps
+        reader.process(renderer.film(plane, t, _arms([discard], [], layout, t)), t, i)
+    assert reader.slot_labels() == _names(layout)
+    assert [k for k, s in reader.stabiliser.slots.items() if s.occluded] == []
 
 
 def _names(layout: Layout) -> dict[str, str]:
