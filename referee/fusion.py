@@ -63,7 +63,7 @@ from referee.events import (
 )
 from referee.game.state import Phase
 from referee.game.table import Table
-from referee.hands import MeldKind, Wind
+from referee.hands import MeldKind, Relative, Wind
 from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
 
 MELD_CELLS = 4
@@ -332,10 +332,18 @@ class Fusion:
         draw = self._draw_before(seat)
         if len(cells) == 4 and len(old) == 3:  # a fourth tile on a pung
             cell = next(c for c in cells if c.index not in old)
-            pungs = {m.tiles[0] for m in me.melds if m.kind is MeldKind.PUNG}
+            # the kong is laid as a claimed one: its claimed tile sideways at its source's side
+            sides = {Relative.LEFT: 0, Relative.OPPOSITE: 1, Relative.RIGHT: 3, None: 3}
+            pungs = {m.tiles[0]: sides[m.claimed_from] for m in me.melds if m.kind is MeldKind.PUNG}
             return [
-                Option([*draw, Kong(seat=seat, kind=KongKind.ADDED, tile=t)], cell.likelihood(t))
-                for t in pungs | {t for t, _ in cell.readings()}
+                Option(
+                    [*draw, Kong(seat=seat, kind=KongKind.ADDED, tile=t)],
+                    cell.likelihood(t),
+                    tuple((c.index, t, k == pungs[t]) for k, c in enumerate(cells))
+                    if t in pungs
+                    else (),
+                )
+                for t in pungs.keys() | {t for t, _ in cell.readings()}
             ]
         if len(cells) == 4 and len(faces) == 2:  # the middle two of a concealed kong
             held = {t for t in range(NUM_KINDS) if me.counts[t] >= 3}
