@@ -178,6 +178,7 @@ class Fusion:
     # slots whose tile the record now names (seat, zone, slot, tile): the reading the rules
     # took, which may not be the camera's likeliest; the camera takes them (``take_named``)
     named: list[tuple[Wind, str, int, Tile, bool]] = field(default_factory=list)
+    doubts: list[_Doubt] = field(default_factory=list)  # unsure readings left out
 
     def observe(self, obs: ZoneSeen) -> None:
         self.now = max(self.now, obs.ts)
@@ -231,6 +232,7 @@ class Fusion:
         a heard call, a referee): fusion's engine sees it too, and the seq continues after it."""
         if event.type == "deal":  # a new hand: nobody has won it yet
             self.winning, self.won, self.revealed = set(), set(), set()
+            self.doubts = []
         self.table.apply(event)
         self.next_seq = max(self.next_seq, event.seq + 1)
         self._retry()
@@ -456,8 +458,12 @@ class Fusion:
             if raised is not None:
                 allowed.append((option, raised))
         if not allowed:
-            item.why = why
-            return False
+            doubt = self._doubt_behind(item)
+            if doubt is None:
+                item.why = why
+                return False
+            self._settle(doubt)  # play went on past an unsure reading: it was that one
+            return self._apply_plan(item)
         fewest = min(raised for _, raised in allowed)  # (alerts all readings raise aside)
         weighed = [(o, o.likelihood * IRREGULAR ** (raised - fewest)) for o, raised in allowed]
         option, p = max(weighed, key=lambda w: w[1])
@@ -466,7 +472,12 @@ class Fusion:
         if share < self.min_confidence:
             self._ambiguous(item, [(o, q / total) for o, q in weighed], recorded=share > MIN_SHARE)
             if share <= MIN_SHARE:
-                return True  # told, not recorded: it no longer waits
+                self.doubts.append(_Doubt(item, option, share))
+                return True  # told, not recorded (unless play goes on past it)
+        self._commit(item, option, share)
+        return True
+
+    def _commit(self, item: _Pending, option: Option, share: float) -> None:
         events = self._events(option.actions, item, share)
         for event in events:
             self._record(event)
@@ -475,7 +486,33 @@ class Fusion:
             self.wall_changed = None
         obs = item.obs
         self.named.extend((obs.seat, obs.zone, *named) for named in option.tiles)
-        return True
+        self.doubts = [d for d in self.doubts if d.item.obs.ts > self.action_ts]
+
+    def _doubt_behind(self, item: _Pending) -> _Doubt | None:
+        """The unsure reading, left out, that the rules need for this change to be allowed
+        (the discard before the next seat's, the claim before the claimer's discard)."""
+        for doubt in reversed(self.doubts):
+            before = self._events(doubt.option.actions, doubt.item, doubt.share)
+            base = copy.deepcopy(self.table)
+            if self._trial(before, doubt.item, base) is None:
+                continue
+            for option in item.plan():
+                after = self._events(option.actions, item, 1.0, len(before))
+                if option.actions and self._trial(after, item, copy.deepcopy(base)) is not None:
+                    return doubt
+        return None
+
+    def _settle(self, doubt: _Doubt) -> None:
+        self.doubts.remove(doubt)
+        self._commit(doubt.item, doubt.option, doubt.share)
+        obs = doubt.item.obs
+        self._alert(
+            FUSION_AMBIGUOUS,
+            f"{obs.seat.name}'s {obs.zone}: play went on past the unsure reading, so "
+            f"{_told(doubt.option.actions[-1])} ({doubt.share:.0%}) is recorded after all",
+            obs,
+            doubt.item.cite,
+        )
 
     def _ambiguous(
         self, item: _Pending, shares: list[tuple[Option, float]], recorded: bool
@@ -498,7 +535,9 @@ class Fusion:
             item.cite,
         )
 
-    def _events(self, payloads: list[Payload], item: _Pending, confidence: float) -> list[Event]:
+    def _events(
+        self, payloads: list[Payload], item: _Pending, confidence: float, ahead: int = 0
+    ) -> list[Event]:
         """The events of one reading, timed: a draw when the wall was seen to shrink (if it
         was lately), the rest when the camera saw them; never before the action they follow."""
         obs = item.obs
@@ -509,13 +548,14 @@ class Fusion:
         for n, payload in enumerate(payloads):
             ts = draw_ts if payload.TYPE in ("draw", "replacement_draw") else obs.ts
             ts = max(ts, self.action_ts)
-            events.append(self._event(payload, ts, (item.cite, obs.evidence), confidence, n))
+            evidence = (item.cite, obs.evidence)
+            events.append(self._event(payload, ts, evidence, confidence, ahead + n))
         return events
 
-    def _trial(self, events: list[Event], item: _Pending) -> int | None:
-        """How many alerts the events raise on a copy of the engine; None if it refuses one
-        (``item.why`` then says which rule)."""
-        trial = copy.deepcopy(self.table)
+    def _trial(self, events: list[Event], item: _Pending, base: Table | None = None) -> int | None:
+        """How many alerts the events raise on a copy of the engine (or on ``base``, which
+        they change); None if it refuses one (``item.why`` then says which rule)."""
+        trial = copy.deepcopy(self.table) if base is None else base
         raised = 0
         for event in events:
             alerts = trial.apply(event).alerts
@@ -589,6 +629,15 @@ class _Pending:
     done: Callable[[], None] | None = None
     idle: str = NO_ACTION  # why it waits when its plan names no action
     why: str = ""
+
+
+@dataclass
+class _Doubt:
+    """A change whose likeliest reading the rules allow was too unsure to record."""
+
+    item: _Pending
+    option: Option
+    share: float
 
 
 def _claimed_cell(seat: Wind, source: Wind, size: int) -> int | None:

@@ -302,3 +302,25 @@ def test_a_claim_whose_tiles_are_misread_and_sideways_tile_missed_is_still_the_c
         (i, t, side) for s, z, i, t, side in fusion.take_named() if (s, z) == (meld.seat, "meld")
     }
     assert {(c.index, c.tile, c.sideways) for c in meld.slots} <= named
+
+
+def test_an_unsure_reading_left_out_is_recorded_when_play_goes_on_past_it() -> None:
+    fusion = _setup()
+    seen, i = _first("discard")
+    river = seen[i]
+    true = river.slots[-1]
+    assert true.tile is not None
+    hand = fusion.table.state.hand
+    assert hand is not None
+    other = next(t for t in range(27) if t != true.tile and hand.seats[river.seat].counts[t] > 0)
+    seen[i] = _misread(river, true.index, tile_name(true.tile), ((other, 0.6),))  # 50 / 50
+    for obs in seen:
+        fusion.observe(obs)
+    fusion.flush(1e9)
+    # 50 %: left out, then South discarded: East's discard was the likelier reading after all
+    assert [a.rule for a in fusion.alerts] == ["FUSION-ambiguous", "FUSION-ambiguous"]
+    assert "nothing recorded" in fusion.alerts[0].message
+    assert "recorded after all" in fusion.alerts[1].message
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in game() if e.type in KINDS
+    ]
