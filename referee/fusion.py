@@ -180,7 +180,7 @@ class Fusion:
     # slots whose tile the record now names (seat, zone, slot, tile): the reading the rules
     # took, which may not be the camera's likeliest; the camera takes them (``take_named``)
     named: list[tuple[Wind, str, int, Tile, bool]] = field(default_factory=list)
-    doubts: list[_Doubt] = field(default_factory=list)  # unsure readings left out
+    doubts: list[_Pending] = field(default_factory=list)  # unsure changes told, not recorded
 
     def observe(self, obs: ZoneSeen) -> None:
         self.now = max(self.now, obs.ts)
@@ -445,10 +445,37 @@ class Fusion:
                     break
 
     def _apply_plan(self, item: _Pending) -> bool:
+        weighed = self._weigh(item)
+        if weighed is None:
+            doubt = self._doubt_behind(item)
+            if doubt is None:
+                return False
+            self._settle(doubt)  # play went on past an unsure reading: it was the likeliest
+            return self._apply_plan(item)
+        option, share, shares = weighed
+        item.unsure = share <= MIN_SHARE
+        if item.unsure:
+            item.why = _unsure(shares)
+            return False  # waits: a surer reading, an earlier action, or play going past it
+        if share < self.min_confidence:
+            first, *others = _readings_told(shares)
+            self._alert(
+                FUSION_AMBIGUOUS,
+                f"{item.obs.seat.name}'s {item.obs.zone}: the camera's reading is not sure; "
+                f"recorded {first}, the rules also allow {', '.join(others)}",
+                item.obs,
+                item.cite,
+            )
+        self._commit(item, option, share)
+        return True
+
+    def _weigh(self, item: _Pending) -> tuple[Option, float, list[tuple[Option, float]]] | None:
+        """The likeliest reading the rules allow now, its share of the likelihood of all they
+        allow, and every one's share; None when they allow none (``item.why`` says why)."""
         options = item.plan()
         if not options:
             item.why = item.idle
-            return False
+            return None
         allowed: list[tuple[Option, int]] = []  # a reading the rules take, the alerts it raises
         why, unnamed = "", 0.0
         for option in options:
@@ -460,24 +487,13 @@ class Fusion:
             if raised is not None:
                 allowed.append((option, raised))
         if not allowed:
-            doubt = self._doubt_behind(item)
-            if doubt is None:
-                item.why = why
-                return False
-            self._settle(doubt)  # play went on past an unsure reading: it was that one
-            return self._apply_plan(item)
+            item.why = why
+            return None
         fewest = min(raised for _, raised in allowed)  # (alerts all readings raise aside)
         weighed = [(o, o.likelihood * IRREGULAR ** (raised - fewest)) for o, raised in allowed]
-        option, p = max(weighed, key=lambda w: w[1])
         total = sum(q for _, q in weighed) + unnamed
-        share = p / total
-        if share < self.min_confidence:
-            self._ambiguous(item, [(o, q / total) for o, q in weighed], recorded=share > MIN_SHARE)
-            if share <= MIN_SHARE:
-                self.doubts.append(_Doubt(item, option, share))
-                return True  # told, not recorded (unless play goes on past it)
-        self._commit(item, option, share)
-        return True
+        shares = sorted(((o, q / total) for o, q in weighed), key=lambda w: -w[1])
+        return shares[0][0], shares[0][1], shares
 
     def _commit(self, item: _Pending, option: Option, share: float) -> None:
         events = self._events(option.actions, item, share)
@@ -488,53 +504,48 @@ class Fusion:
             self.wall_changed = None
         obs = item.obs
         self.named.extend((obs.seat, obs.zone, *named) for named in option.tiles)
-        self.doubts = [d for d in self.doubts if d.item.obs.ts > self.action_ts]
+        self.doubts = [d for d in self.doubts if d.obs.ts > self.action_ts]
 
-    def _doubt_behind(self, item: _Pending) -> _Doubt | None:
-        """The unsure reading, left out, that the rules need for this change to be allowed
-        (the discard before the next seat's, the claim before the claimer's discard)."""
-        for doubt in reversed(self.doubts):
-            before = self._events(doubt.option.actions, doubt.item, doubt.share)
+    def _doubt_behind(self, item: _Pending) -> _Pending | None:
+        """The unsure change, waiting or told, that the rules need for this one to be allowed
+        (the discard before the next seat's, the claim before the claimer's discard): its
+        likeliest reading happened, since play went on past it."""
+        waiting = [p for p in self.pending if p.unsure and p is not item]
+        why = item.why
+        for doubt in reversed(self.doubts + waiting):
+            weighed = self._weigh(doubt)
+            if weighed is None:
+                continue
+            before = self._events(weighed[0].actions, doubt, weighed[1])
             base = copy.deepcopy(self.table)
-            if self._trial(before, doubt.item, base) is None:
+            if self._trial(before, doubt, base) is None:
                 continue
             for option in item.plan():
                 after = self._events(option.actions, item, 1.0, len(before))
                 if option.actions and self._trial(after, item, copy.deepcopy(base)) is not None:
+                    item.why = why
                     return doubt
+        item.why = why
         return None
 
-    def _settle(self, doubt: _Doubt) -> None:
-        self.doubts.remove(doubt)
-        self._commit(doubt.item, doubt.option, doubt.share)
-        obs = doubt.item.obs
+    def _settle(self, doubt: _Pending) -> None:
+        weighed = self._weigh(doubt)
+        assert weighed is not None  # (just tried)
+        option, share, _ = weighed
+        if doubt in self.doubts:
+            self.doubts.remove(doubt)
+        if doubt in self.pending:
+            self.pending.remove(doubt)
+        self._commit(doubt, option, share)
+        if doubt.done is not None:
+            doubt.done()
+        obs = doubt.obs
         self._alert(
             FUSION_AMBIGUOUS,
-            f"{obs.seat.name}'s {obs.zone}: play went on past the unsure reading, so "
-            f"{_told(doubt.option.actions[-1])} ({doubt.share:.0%}) is recorded after all",
+            f"{obs.seat.name}'s {obs.zone}: the camera's reading is not sure, and play went on "
+            f"past it: recorded {_told(option.actions[-1])} ({share:.0%})",
             obs,
-            doubt.item.cite,
-        )
-
-    def _ambiguous(
-        self, item: _Pending, shares: list[tuple[Option, float]], recorded: bool
-    ) -> None:
-        """Readings the rules all allow, none sure: a referee checks the one recorded (the
-        likelier than all others together: the game goes on from it), or decides."""
-        told = [
-            f"{_told(option.actions[-1])} ({share:.0%})"
-            for option, share in sorted(shares, key=lambda w: -w[1])[:3]
-        ]
-        said = (
-            f"recorded {told[0]}, the rules also allow {', '.join(told[1:])}"
-            if recorded
-            else f"the rules allow {', '.join(told)}: nothing recorded"
-        )
-        self._alert(
-            FUSION_AMBIGUOUS,
-            f"{item.obs.seat.name}'s {item.obs.zone}: the camera's reading is not sure; {said}",
-            item.obs,
-            item.cite,
+            doubt.cite,
         )
 
     def _events(
@@ -574,6 +585,16 @@ class Fusion:
                 self.pending.remove(item)
                 if item.key is not None and item.key[1] == REVEAL_KEY:
                     self.revealed.add(item.key[0])  # told once, not at each later reading
+                if item.unsure:  # kept: play going on past it says it happened
+                    self.doubts.append(item)
+                    self._alert(
+                        FUSION_AMBIGUOUS,
+                        f"{item.obs.seat.name}'s {item.obs.zone}: the camera's reading is not "
+                        f"sure; {item.why}: nothing recorded",
+                        item.obs,
+                        item.cite,
+                    )
+                    continue
                 self._alert(
                     FUSION_ILLEGAL,
                     f"the camera saw a change of {item.obs.seat.name}'s "
@@ -631,15 +652,7 @@ class _Pending:
     done: Callable[[], None] | None = None
     idle: str = NO_ACTION  # why it waits when its plan names no action
     why: str = ""
-
-
-@dataclass
-class _Doubt:
-    """A change whose likeliest reading the rules allow was too unsure to record."""
-
-    item: _Pending
-    option: Option
-    share: float
+    unsure: bool = False  # the rules allow readings of it, none likelier than the rest together
 
 
 def _claimed_cell(seat: Wind, source: Wind, size: int) -> int | None:
@@ -661,6 +674,14 @@ def _claims_of(tile: Tile, size: int) -> list[tuple[Tile, ...]]:
 
 def _likelihood(cells: list[SlotSeen], tiles: tuple[Tile, ...]) -> float:
     return math.prod(c.likelihood(t) for c, t in zip(cells, tiles, strict=True))
+
+
+def _readings_told(shares: list[tuple[Option, float]]) -> list[str]:
+    return [f"{_told(option.actions[-1])} ({share:.0%})" for option, share in shares[:3]]
+
+
+def _unsure(shares: list[tuple[Option, float]]) -> str:
+    return "the rules allow " + ", ".join(_readings_told(shares))
 
 
 def _told(action: Payload) -> str:
