@@ -27,8 +27,9 @@ the readings the rules allow (its confidence is that share). A reading less sure
 ``FUSION-ambiguous`` alert naming the readings for a referee; it is recorded all the same when it
 is likelier than all the others together (``MIN_SHARE``): the game goes on from it (a discard
 left out would leave every later action out of turn), and a referee puts it right if need be.
-One less sure still is kept aside (``doubts``) and recorded, with a second alert, once a later
-change needs it to be allowed: play went on past it, so one of its readings happened.
+One less sure still waits, read again, like a change not yet legal; at ``PENDING_S`` it is told
+and kept aside (``doubts``). Either way, once a later change needs it to be allowed (the next
+seat discards), play went on past it: its likeliest reading is recorded, and told.
 
 Every reading is tried on a copy of the engine. A change the rules refuse in every reading (or
 that names no action: a sideways tile on another side than the last discarder's) waits up to
