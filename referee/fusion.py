@@ -77,6 +77,7 @@ DRAW_UNSEEN_S = 3.0  # a discard whose draw the wall did not show waits this lon
 PENDING_S = 8.0  # an action the rules refuse now may wait this long for an earlier one
 MIN_SHARE = 0.5  # an unsure reading likelier than all others together is recorded, and told
 IRREGULAR = 0.1  # an irregularity is this much rarer than the camera misreading a tile
+UNSEEN_DISCARD = 0.1  # a claim of a discard the camera never saw weighs this much less
 UNSEEN_P = 0.001  # the likelihood of a tile the camera did not name among a slot's readings
 NO_ACTION = "the change names no action the rules allow here"
 FUSION_ILLEGAL = "FUSION-illegal"
@@ -361,29 +362,20 @@ class Fusion:
                 for t in held | {t for c in faces for t, _ in c.readings()}
             ]
         contiguous = [c.index % MELD_CELLS for c in cells] == list(range(len(cells)))
-        if len(faces) != len(cells) or hand.last_discard is None or not contiguous:
+        if len(faces) != len(cells) or not contiguous:
             return []
-        source, claimed = hand.last_discard
-        at = _claimed_cell(seat, source, len(cells))  # where its sideways tile lies
-        turned = [c.index % MELD_CELLS for c in cells if c.sideways]
-        if at is None or turned not in ([], [at]):
-            return []  # not the last discarder's tile (yet): an alert if it stays so
         options = []
-        for tiles in _claims_of(claimed, len(cells)):
-            # the cells in the order the camera read best, the claimed tile sideways at its
-            # source's side (where the camera may have missed the sideways mark)
-            orders = [o for o in set(itertools.permutations(tiles)) if o[at] == claimed]
-            order = max(orders, key=lambda o: _likelihood(cells, o))
-            if len(tiles) == 4:
-                action: Payload = Kong(seat=seat, kind=KongKind.EXPOSED, tile=claimed, tiles=tiles)
-            elif len(set(tiles)) == 1:
-                action = Pung(seat=seat, tiles=tiles)
-            else:
-                action = Chow(seat=seat, tiles=tiles)
-            named = tuple(
-                (c.index, t, k == at) for k, (c, t) in enumerate(zip(cells, order, strict=True))
-            )
-            options.append(Option([action], _likelihood(cells, order), named))
+        if hand.last_discard is not None:
+            options = _claims(seat, cells, *hand.last_discard, [])
+        if not options and self.now - obs.ts >= DRAW_UNSEEN_S and hand.turn is not seat:
+            # a discard the camera never saw (an arm over the river until the tile was taken):
+            # the claim names it, by its sideways tile, from the seat whose turn it was
+            source = hand.turn
+            at = _claimed_cell(seat, source, len(cells))
+            for tile, _ in cells[at].readings() if at is not None else []:
+                discard = [*self._draw_before(source), Discard(seat=source, tile=tile)]
+                unseen = _claims(seat, cells, source, tile, discard)
+                options += [o._replace(likelihood=o.likelihood * UNSEEN_DISCARD) for o in unseen]
         return options
 
     def _win(self, obs: ZoneSeen, cite: str) -> None:
@@ -660,6 +652,34 @@ def _claimed_cell(seat: Wind, source: Wind, size: int) -> int | None:
     """The cell of a meld of ``size`` where the tile claimed from ``source`` lies sideways:
     left for the left player's, middle for the opposite one's, right for the right one's."""
     return {3: 0, 2: 1, 1: size - 1}.get((source - seat) % 4)
+
+
+def _claims(
+    seat: Wind, cells: list[SlotSeen], source: Wind, claimed: Tile, before: list[Payload]
+) -> list[Option]:
+    """The melds ``cells`` can be as ``seat``'s claim of ``claimed`` from ``source`` (after
+    the actions ``before``), each weighed by how the camera read the cells."""
+    at = _claimed_cell(seat, source, len(cells))  # where its sideways tile lies
+    turned = [c.index % MELD_CELLS for c in cells if c.sideways]
+    if at is None or turned not in ([], [at]):
+        return []  # not the source's tile (yet): an alert if it stays so
+    options = []
+    for tiles in _claims_of(claimed, len(cells)):
+        # the cells in the order the camera read best, the claimed tile sideways at its
+        # source's side (where the camera may have missed the sideways mark)
+        orders = [o for o in set(itertools.permutations(tiles)) if o[at] == claimed]
+        order = max(orders, key=lambda o: _likelihood(cells, o))
+        if len(tiles) == 4:
+            action: Payload = Kong(seat=seat, kind=KongKind.EXPOSED, tile=claimed, tiles=tiles)
+        elif len(set(tiles)) == 1:
+            action = Pung(seat=seat, tiles=tiles)
+        else:
+            action = Chow(seat=seat, tiles=tiles)
+        named = tuple(
+            (c.index, t, k == at) for k, (c, t) in enumerate(zip(cells, order, strict=True))
+        )
+        options.append(Option([*before, action], _likelihood(cells, order), named))
+    return options
 
 
 def _claims_of(tile: Tile, size: int) -> list[tuple[Tile, ...]]:

@@ -323,3 +323,29 @@ def test_an_unsure_reading_left_out_is_recorded_when_play_goes_on_past_it() -> N
     assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
         action_key(e) for e in game() if e.type in KINDS
     ]
+
+
+def test_a_claimed_discard_the_camera_never_saw_is_named_by_the_claim() -> None:
+    fusion = _setup()
+    for kind in ("pung", "chow"):
+        if any(e.type == kind for e in game()):
+            break
+    claim = next(e for e in game() if e.type == kind)
+    discard = max(
+        (e for e in game() if e.type == "discard" and e.ts < claim.ts), key=lambda e: e.ts
+    )
+    seat = discard.payload.seat  # type: ignore[attr-defined]
+    # an arm over the discarder's river from the discard until the tile was claimed
+    hidden = [
+        o
+        for o in observations()
+        if not (o.zone == "river" and o.seat is seat and discard.ts < o.ts < claim.ts + 1.0)
+    ]
+    deal_ts = next(e.ts for e in game() if e.type == "deal")
+    for obs in hidden:
+        if obs.ts > deal_ts + 0.6:
+            fusion.observe(obs)
+    fusion.flush(1e9)
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in game() if e.type in KINDS
+    ]
