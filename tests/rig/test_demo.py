@@ -48,7 +48,9 @@ def test_the_smoke_check_agrees_and_fails_when_the_camera_loses_frames(
     assert "WMC-5.2" in summary["alerts"]  # the claim left unspoken in the table audio
     assert summary["scores"]["value"] > 0
 
-    broken = _smoke(cache, tmp_path / "broken", "--drop-frames", "20-30")
+    # the camera lost from 20 s on: the record cannot agree (10 s lost mid-hand no longer
+    # breaks it: fusion puts the actions seen at once after the gap in the rules' order)
+    broken = _smoke(cache, tmp_path / "broken", "--drop-frames", "20-1000")
     assert broken.returncode == 1, broken.stdout + broken.stderr
     assert json.loads(broken.stdout.strip().splitlines()[-1])["agree"] is False
     assert "differs" in broken.stderr and "Traceback" not in broken.stderr
