@@ -187,6 +187,16 @@ class Discard(Payload):
     index: Annotated[int, Field(ge=0)] | None = None
 
 
+class DiscardCorrected(Payload):
+    """The last discard was another tile than the record says (a sensor misread it, a referee
+    put the record right): ``tile`` lies in the river, the recorded one is back in the hand.
+    Only while that discard is the last thing that happened (no claim, no draw after it)."""
+
+    TYPE: ClassVar[str] = "discard_corrected"
+    seat: SeatField
+    tile: TileField
+
+
 class CallKind(StrEnum):
     CHOW = "chow"
     PUNG = "pung"
@@ -595,6 +605,7 @@ _GAME_PAYLOADS: tuple[type[Payload], ...] = (
     ReplacementDraw,
     FlowerSetAside,
     Discard,
+    DiscardCorrected,
     Call,
     Chow,
     Pung,

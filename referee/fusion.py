@@ -44,12 +44,13 @@ import copy
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from referee.events import (
     Chow,
     Discard,
+    DiscardCorrected,
     Draw,
     Event,
     HandRevealed,
@@ -166,7 +167,9 @@ class Fusion:
     next_seq: int
     min_confidence: float = 0.7  # a reading is recorded when this likely among those allowed
     zones: dict[tuple[Wind, str], dict[int, SlotSeen]] = field(default_factory=dict)
-    wall_changed: float | None = None
+    # per wall side: the latest observation showing a tile taken from it since the last draw
+    # recorded (its time, the observation, its cite)
+    wall_taken: dict[Wind, tuple[float, ZoneSeen, str]] = field(default_factory=dict)
     winning: set[Wind] = field(default_factory=set)  # a win seen (recorded or waiting)
     won: set[Wind] = field(default_factory=set)  # a win recorded
     revealed: set[Wind] = field(default_factory=set)
@@ -175,7 +178,6 @@ class Fusion:
     on_event: Callable[[Event], None] | None = None
     pending: list[_Pending] = field(default_factory=list)
     wall_counts: dict[Wind, int] = field(default_factory=dict)
-    wall_seen: tuple[ZoneSeen, str] | None = None  # the wall observation behind wall_changed
     action_ts: float = float("-inf")  # the latest game action recorded
     now: float = float("-inf")  # the latest observation's time
     melds_used: dict[tuple[Wind, int], tuple[int, ...]] = field(default_factory=dict)
@@ -183,8 +185,10 @@ class Fusion:
     # took, which may not be the camera's likeliest; the camera takes them (``take_named``)
     named: list[tuple[Wind, str, int, Tile, bool]] = field(default_factory=list)
     doubts: list[_Pending] = field(default_factory=list)  # unsure changes told, not recorded
+    discard_read: _DiscardRead | None = None  # the last discard recorded, as the camera read it
 
     def observe(self, obs: ZoneSeen) -> None:
+        obs = self._by_seat(obs)
         self.now = max(self.now, obs.ts)
         self._retry()
         cite = self._log(
@@ -198,8 +202,7 @@ class Fusion:
             if obs.count is not None:
                 self.wall_counts[obs.seat] = obs.count
                 if was is not None and obs.count <= was:  # a tile taken: a draw's time
-                    self.wall_changed = obs.ts
-                    self.wall_seen = (obs, cite)
+                    self.wall_taken[obs.seat] = (obs.ts, obs, cite)
                     self._retry()
             return
         if obs.zone == "river":
@@ -220,10 +223,29 @@ class Fusion:
             if obs.seat in self.winning and obs.seat not in self.revealed:
                 self._reveal(obs, faces, cite)
 
+    def prime(self, obs: ZoneSeen) -> None:
+        """What a zone showed before the input started: the starting point of its changes (the
+        record already holds the actions that led there)."""
+        obs = self._by_seat(obs)
+        self.zones[(obs.seat, obs.zone)] = {s.index: s for s in obs.slots}
+        if obs.zone == "wall" and obs.count is not None:
+            self.wall_counts[obs.seat] = obs.count
+
     def take_named(self) -> list[tuple[Wind, str, int, Tile, bool]]:
-        """The slots the record named since the last call (for the camera's table state)."""
+        """The slots the record named since the last call (for the camera's table state), by
+        the edge they lie at, as the camera names them."""
         out, self.named = self.named, []
-        return out
+        place = self._dealer_place()
+        return [(Wind((place + s) % 4), z, i, t, side) for s, z, i, t, side in out]
+
+    def _dealer_place(self) -> int:
+        hand = self.table.state.hand
+        return hand.dealer_place if hand is not None else self.table.state.dealer_place
+
+    def _by_seat(self, obs: ZoneSeen) -> ZoneSeen:
+        """The camera names a zone by the table edge it lies at; the seats rotate over the
+        edges as the deal passes (WMC-2.4): the dealer sits at the edge of his place."""
+        return replace(obs, seat=Wind((obs.seat - self._dealer_place()) % 4))
 
     @property
     def revealing(self) -> bool:
@@ -234,27 +256,44 @@ class Fusion:
     def follow(self, event: Event) -> None:
         """An event from another source of the same session (the table link's wall and dice,
         a heard call, a referee): fusion's engine sees it too, and the seq continues after it."""
-        if event.type == "deal":  # a new hand: nobody has won it yet
+        if event.type == "deal":  # a new hand: nobody has won it, its seats sit elsewhere
             self.winning, self.won, self.revealed = set(), set(), set()
-            self.doubts = []
+            self.doubts, self.discard_read = [], None
+            self.zones, self.wall_counts, self.wall_taken, self.melds_used = {}, {}, {}, {}
         self.table.apply(event)
         self.next_seq = max(self.next_seq, event.seq + 1)
         self._retry()
 
-    def _wall_recent(self, ts: float) -> bool:
-        return self.wall_changed is not None and ts - self.wall_changed <= WALL_RECENT_S
+    def _wall_change(self, ts: float | None = None) -> tuple[float, ZoneSeen, str] | None:
+        """The tile seen taken (within ``WALL_RECENT_S`` before ``ts``, if given) from the wall
+        the rules say the next draw comes from: the live end, or the kong end for a
+        replacement. An arm brushing another wall times no draw."""
+        hand = self.table.state.hand
+        if hand is None or not hand.wall.order or not hand.wall.remaining:
+            return None
+        wall = hand.wall
+        position = wall.next_position(hand.turn, replacement=hand.phase is Phase.REPLACE)
+        taken = self.wall_taken.get(Wind(position // 2 // wall.stacks_per_side % 4))
+        if taken is None or (ts is not None and ts - taken[0] > WALL_RECENT_S):
+            return None
+        return taken
 
     def flush(self, ts: float) -> None:
         """The input ended (or paused): actions still waiting for a legal order are alerts."""
         self.now = max(self.now, ts + DRAW_UNSEEN_S)
         self._retry()
         hand = self.table.state.hand
-        recent = self.wall_changed is not None and self.wall_changed > self.action_ts
-        if hand is not None and recent and self.wall_seen is not None and not self.pending:
+        taken = self._wall_change()
+        if (
+            hand is not None
+            and taken is not None
+            and taken[0] > self.action_ts
+            and not self.pending
+        ):
             # the wall shrank on a seat's turn after the last action, and the input ended
             # before its discard: that seat drew (the rules name it)
             turn = hand.turn
-            obs, cite = self.wall_seen
+            _, obs, cite = taken
             if self._draw_before(turn):
                 self._attempt(lambda: [Option(self._draw_before(turn), 1.0)], obs, cite)
         self._expire(ts + PENDING_S + 1.0)
@@ -273,9 +312,9 @@ class Fusion:
         def plan() -> list[Option]:
             hand = self.table.state.hand
             before = self._draw_before(obs.seat)
-            unseen = not self._wall_recent(obs.ts)
+            unseen = self._wall_change(obs.ts) is None or self._laying_meld(obs.seat)
             if before and unseen and self.now - obs.ts < DRAW_UNSEEN_S:
-                return []  # no draw seen: wait, a claim may explain the discard instead
+                return []  # no draw seen (or a meld being laid): a claim may explain it
             me = hand.seats[obs.seat] if hand is not None else None
             options: list[Option] = []
             for tile, p in seen.readings():
@@ -291,6 +330,16 @@ class Fusion:
             return options
 
         self._attempt(plan, obs, cite)
+
+    def _laying_meld(self, seat: Wind) -> bool:
+        """A meld of ``seat`` shows tiles the record has not taken (yet): a claim is being
+        laid down, and the arm that lays it may have brushed the wall, seeming to draw."""
+        cells = self.zones.get((seat, "meld"), {})
+        for meld in {i // MELD_CELLS for i in cells}:
+            shown = sum(1 for i in cells if i // MELD_CELLS == meld)
+            if shown > len(self.melds_used.get((seat, meld), ())):
+                return True
+        return False
 
     def _draw_before(self, seat: Wind, own_turn: bool = True) -> list[Payload]:
         """The draw the rules say ``seat`` made before acting on its own turn."""
@@ -367,6 +416,7 @@ class Fusion:
         options = []
         if hand.last_discard is not None:
             options = _claims(seat, cells, *hand.last_discard, [])
+            options += self._misread_claims(obs, cells)
         if not options and self.now - obs.ts >= DRAW_UNSEEN_S and hand.turn is not seat:
             # a discard the camera never saw (an arm over the river until the tile was taken):
             # the claim names it, by its sideways tile, from the seat whose turn it was
@@ -378,10 +428,34 @@ class Fusion:
                 options += [o._replace(likelihood=o.likelihood * UNSEEN_DISCARD) for o in unseen]
         return options
 
+    def _misread_claims(self, obs: ZoneSeen, cells: list[SlotSeen]) -> list[Option]:
+        """Claims of the last discard read as another tile than recorded: the claim, seen
+        within ``PENDING_S`` of it, shows what it took (its sideways tile), and the record is
+        put right if the rules allow it (the discarder held that tile). Each weighs as the
+        river slot read that tile, against the tile recorded."""
+        hand, read, seat = self.table.state.hand, self.discard_read, obs.seat
+        if hand is None or hand.last_discard is None or read is None:
+            return []
+        source, recorded = hand.last_discard
+        if read.seat is not source or obs.ts - read.ts > PENDING_S:
+            return []
+        river = read.slot
+        at = _claimed_cell(seat, source, len(cells))
+        named = {t for t, _ in river.readings()} | {
+            t for t, _ in (cells[at].readings() if at is not None else [])
+        }
+        options = []
+        for tile in sorted(named - {recorded}):
+            ratio = river.likelihood(tile) / river.likelihood(recorded)
+            corrected: list[Payload] = [DiscardCorrected(seat=source, tile=tile)]
+            claims = _claims(seat, cells, source, tile, corrected)
+            options += [o._replace(likelihood=o.likelihood * ratio) for o in claims]
+        return options
+
     def _win(self, obs: ZoneSeen, cite: str) -> None:
         def plan() -> list[Option]:
             hand = self.table.state.hand
-            recent = self.wall_changed is not None and obs.ts - self.wall_changed <= WALL_RECENT_S
+            recent = self._wall_change(obs.ts) is not None
             # on one's own turn with the wall shrunk since the last discard: self-drawn
             before = self._draw_before(obs.seat, own_turn=recent)
             if hand is not None and hand.last_discard is None and not before:
@@ -440,10 +514,10 @@ class Fusion:
     def _apply_plan(self, item: _Pending) -> bool:
         weighed = self._weigh(item)
         if weighed is None:
-            doubt = self._doubt_behind(item)
-            if doubt is None:
+            behind = self._doubt_behind(item)
+            if behind is None:
                 return False
-            self._settle(doubt)  # play went on past an unsure reading: it was the likeliest
+            self._settle(*behind)  # play went on past an unsure reading: it was the likeliest
             return self._apply_plan(item)
         option, share, shares = weighed
         item.unsure = share <= MIN_SHARE
@@ -494,15 +568,39 @@ class Fusion:
             self._record(event)
         self.action_ts = max(self.action_ts, *(e.ts for e in events))
         if any(e.type in ("draw", "replacement_draw") for e in events):
-            self.wall_changed = None
+            self.wall_taken = {}
         obs = item.obs
         self.named.extend((obs.seat, obs.zone, *named) for named in option.tiles)
         self.doubts = [d for d in self.doubts if d.obs.ts > self.action_ts]
+        last = option.actions[-1]
+        if any(isinstance(a, Discard) for a in option.actions):  # (one a claim named: unread)
+            self.discard_read = None
+            if obs.zone == "river" and option.tiles:
+                slot, tile, _ = option.tiles[0]
+                seen = next(s for s in obs.slots if s.index == slot)
+                self.discard_read = _DiscardRead(obs.seat, seen, tile, obs.ts)
+        for action in option.actions:
+            if isinstance(action, DiscardCorrected):
+                self._corrected(item, action, last)
 
-    def _doubt_behind(self, item: _Pending) -> _Pending | None:
+    def _corrected(self, item: _Pending, action: DiscardCorrected, claim: Payload) -> None:
+        """A claim showed the last discard misread: the camera's river slot is named again."""
+        read = self.discard_read
+        assert read is not None
+        self.named.append((read.seat, "river", read.slot.index, action.tile, False))
+        self._alert(
+            FUSION_AMBIGUOUS,
+            f"{read.seat.name}'s discard was read as {_name(read.tile)}; "
+            f"{item.obs.seat.name}'s {_told(claim)} shows it was {_name(action.tile)}: the "
+            "record is corrected",
+            item.obs,
+            item.cite,
+        )
+
+    def _doubt_behind(self, item: _Pending) -> tuple[_Pending, Option, float] | None:
         """The unsure change, waiting or told, that the rules need for this one to be allowed
         (the discard before the next seat's, the claim before the claimer's discard): its
-        likeliest reading happened, since play went on past it."""
+        likeliest reading happened, since play went on past it (returned with its share)."""
         waiting = [p for p in self.pending if p.unsure and p is not item]
         why = item.why
         for doubt in reversed(self.doubts + waiting):
@@ -517,14 +615,11 @@ class Fusion:
                 after = self._events(option.actions, item, 1.0, len(before))
                 if option.actions and self._trial(after, item, copy.deepcopy(base)) is not None:
                     item.why = why
-                    return doubt
+                    return doubt, weighed[0], weighed[1]
         item.why = why
         return None
 
-    def _settle(self, doubt: _Pending) -> None:
-        weighed = self._weigh(doubt)
-        assert weighed is not None  # (just tried)
-        option, share, _ = weighed
+    def _settle(self, doubt: _Pending, option: Option, share: float) -> None:
         if doubt in self.doubts:
             self.doubts.remove(doubt)
         if doubt in self.pending:
@@ -547,9 +642,8 @@ class Fusion:
         """The events of one reading, timed: a draw when the wall was seen to shrink (if it
         was lately), the rest when the camera saw them; never before the action they follow."""
         obs = item.obs
-        draw_ts = obs.ts
-        if self.wall_changed is not None and obs.ts - self.wall_changed <= WALL_RECENT_S:
-            draw_ts = min(obs.ts, self.wall_changed)
+        taken = self._wall_change(obs.ts)
+        draw_ts = obs.ts if taken is None else min(obs.ts, taken[0])
         events = []
         for n, payload in enumerate(payloads):
             ts = draw_ts if payload.TYPE in ("draw", "replacement_draw") else obs.ts
@@ -646,6 +740,13 @@ class _Pending:
     idle: str = NO_ACTION  # why it waits when its plan names no action
     why: str = ""
     unsure: bool = False  # the rules allow readings of it, none likelier than the rest together
+
+
+class _DiscardRead(NamedTuple):
+    seat: Wind
+    slot: SlotSeen  # its river slot as read
+    tile: Tile  # as recorded
+    ts: float
 
 
 def _claimed_cell(seat: Wind, source: Wind, size: int) -> int | None:

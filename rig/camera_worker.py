@@ -42,7 +42,7 @@ import numpy as np
 
 from referee.events import Event, Source, parse_line
 from referee.evidence import still, video
-from referee.fusion import Fusion, ZoneSeen
+from referee.fusion import Fusion
 from referee.game.state import Phase
 from referee.game.table import Table
 from rig.evidence.tee import CameraTee
@@ -132,14 +132,6 @@ class RigClock:
         return self.t0 + (time.monotonic() - self.m0) * self.speed
 
 
-def _prime(fusion: Fusion, obs: ZoneSeen) -> None:
-    """What a zone shows before ``--now``: fusion learns it as the starting point (the log
-    already holds the actions that led there)."""
-    fusion.zones[(obs.seat, obs.zone)] = {s.index: s for s in obs.slots}
-    if obs.zone == "wall" and obs.count is not None:
-        fusion.wall_counts[obs.seat] = obs.count
-
-
 def _action(event: Event, stills: dict[int, float]) -> dict[str, Any]:
     """The action as the rig gets it: its frame, the still of the change it was read from
     (where one was kept) and the video around it."""
@@ -225,7 +217,7 @@ def _watch(args: argparse.Namespace, reader: TableReader, tee: CameraTee | None)
                 if live and (_dealt(fusion.table) or revealing):
                     fusion.observe(obs)
                 else:
-                    _prime(fusion, obs)
+                    fusion.prime(obs)
             reader.name(fusion.take_named())
             for notice in reader.notices[told:]:
                 say({"notice": f"{notice.kind}: {notice.message}"})

@@ -36,6 +36,7 @@ from typing import Any
 from referee.cli_support import float_in, int_in
 from referee.duties import RefereeTable
 from referee.events import Event, Source
+from referee.records.walk import as_corrected
 from rig.bus import Bus
 from rig.bus.memory import MemoryBus
 from rig.config import CameraSection, VoiceSection, parse
@@ -115,7 +116,7 @@ class HandRecord:
     finished: bool = False
 
     def actions(self) -> list[tuple[str, str, str | None]]:
-        return [_key(e) for e in self.log if e.type in ACTIONS]
+        return [_key(e) for e in as_corrected(self.log) if e.type in ACTIONS]
 
     def truth(self) -> list[tuple[str, str, str | None]]:
         return [_key(e) for e in self.media.events if e.type in ACTIONS]

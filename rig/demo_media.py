@@ -30,7 +30,7 @@ from voice.audio_io import SR, write_wav
 from voice.scene import SEAT_INDEX, Scene, tile_clack
 from voice.verify import claims_from_events
 
-VERSION = "6"  # bump when the media change: the cache key
+VERSION = "7"  # bump when the media change: the cache key
 RENDER = RenderSpec(1280, 720, fps=5.0, style="text", pose="top", hovers=0)
 FOURCC = "FFV1"  # lossless: about 170 MB a hand in the cache
 LEAD_S = 3.0  # audio before the video starts (the deal)

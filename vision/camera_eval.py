@@ -16,6 +16,7 @@ import numpy as np
 from referee.events import Event, parse_line
 from referee.fusion import Fusion
 from referee.game.table import Table
+from referee.records.walk import as_corrected
 from referee.tiles import tile_name
 from vision.camera import TableReader
 
@@ -144,7 +145,7 @@ def score(result: RunResult, actions: list[dict[str, Any]]) -> dict[str, float]:
     """slot_accuracy, action_precision, action_recall, latency_median_s, fps."""
     got = [
         e
-        for e in result.fusion.events
+        for e in as_corrected(result.fusion.events)
         if e.type in ("draw", "replacement_draw", "discard", "chow", "pung", "kong", "win")
     ]
     used: set[int] = set()

@@ -19,6 +19,7 @@ from referee.events import (
     Deal,
     DiceRolled,
     Discard,
+    DiscardCorrected,
     Draw,
     Event,
     ExhaustiveDraw,
@@ -100,6 +101,8 @@ def parse_action(line: str) -> Payload:
         return ReplacementDraw(seat=seat, tile=parse_tile(args[0]) if args else None)
     if action == "discard":
         return Discard(seat=seat, tile=parse_tile(args[0]))
+    if action == "misread":  # the record's last discard was this tile: "N misread 2s"
+        return DiscardCorrected(seat=seat, tile=parse_tile(args[0]))
     if action == "flower":
         return FlowerSetAside(seat=seat, tile=parse_tile(args[0]))
     if action == "call":

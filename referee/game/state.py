@@ -254,6 +254,7 @@ class HandState:
         "number",
         "open_chow",
         "own_call",
+        "penalty_discard",
         "phase",
         "pre_play",
         "replacing",
@@ -290,6 +291,7 @@ class HandState:
         self.early_replacement = False  # replacement drawn before the kong was shown (5.5)
         self.unmerged: Tile | None = None  # the next player's draw not yet merged (WMC-4.4)
         self.discards: list[tuple[Wind, Tile]] = []  # the hand's discard history (WMC-12.4)
+        self.penalty_discard = False  # the last discard was a penalty tile (WMC-9.2)
         self.claims_made = 0
         self.pre_play = True  # nothing discarded yet (heaven, earth, flower exchange)
         self.seabed_seat: Wind | None = None  # drew the seabed (WMC-6.2)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from referee.events import Call, CallKind, Event, KongKind
+from referee.events import Call, CallKind, DiscardCorrected, Event, KongKind
 from referee.game.claims import chow_options
 from referee.game.state import HandResult, HandState
 from referee.game.table import Table
@@ -63,6 +63,25 @@ class Walked:
     notes: list[str] = field(default_factory=list)
 
 
+def as_corrected(events: Sequence[Event]) -> list[Event]:
+    """The events with each ``discard_corrected`` folded into the discard it corrects: the game
+    as it was played (a sensor's misread tile put right)."""
+    out: list[Event] = []
+    for ev in events:
+        if isinstance(ev.payload, DiscardCorrected):
+            seat = ev.payload.seat
+            at = next(
+                i
+                for i in range(len(out) - 1, -1, -1)
+                if out[i].type == "discard" and getattr(out[i].payload, "seat", None) is seat
+            )
+            payload = out[at].payload.model_copy(update={"tile": ev.payload.tile})
+            out[at] = out[at].model_copy(update={"payload": payload})
+        else:
+            out.append(ev)
+    return out
+
+
 def walk(events: Sequence[Event]) -> Walked:
     """Replay ``events`` and collect each hand's deal, actions and result."""
     first = events[0]
@@ -99,6 +118,10 @@ def walk(events: Sequence[Event]) -> Walked:
             cur.first_draw = dealt[Wind.E][-1] if Wind.E in (dealt or {}) else hand.drawn
             if dealt is not None:  # the deal as written (its order kept, East's 14th last)
                 cur.hands = {w: list(tiles) for w, tiles in dealt.items()}
+        elif ev.type == "discard_corrected":  # the record put right: the discard's true tile
+            assert isinstance(ev.payload, DiscardCorrected)
+            last = next(a for a in reversed(cur.acts) if a.kind == "discard")
+            last.tile = ev.payload.tile
         elif ev.type == "call":
             assert isinstance(ev.payload, Call)
             calls[ev.payload.seat] = ev.payload.call

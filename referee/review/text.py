@@ -24,6 +24,7 @@ _VERBS = {
     "draw": "draws",
     "replacement_draw": "draws a replacement",
     "discard": "discards",
+    "discard_corrected": "discarded (the record corrected)",
     "flower": "sets aside the flower",
     "chow": "chows",
     "pung": "pungs",

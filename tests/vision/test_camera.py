@@ -214,7 +214,7 @@ def test_an_arm_reaching_in_as_reading_starts_leaves_no_junk(recognizer: TileRec
         tiles={"E/river/0": Placed("1m")} | {f"S/meld/{i}": Placed("3s") for i in range(3)},
         standing={seat: 13 for seat in "ESWN"},
     )
-    discard = Action(1.3, "discard", "E", "5p")  # the arm enters at 0.5 s
+    discard = Action(1.3, "discard", "E", "5p", "E")  # the arm enters at 0.5 s
     renderer = TableRenderer(W, H, POSES["low"], seed=4)
     plane = renderer.draw_layout(layout)
     reader = TableReader(recognizer)

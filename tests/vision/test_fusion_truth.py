@@ -4,7 +4,10 @@ hand's actions exactly (the camera's side of the reconstruction, without the cam
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import NamedTuple
 
+import pytest
 from camera_kit import game
 
 from referee.events import Event
@@ -12,6 +15,7 @@ from referee.fusion import Fusion, SlotSeen, ZoneSeen
 from referee.game.sim import Simulator
 from referee.game.table import Table
 from referee.hands import Wind
+from referee.records.walk import as_corrected
 from referee.tiles import Tile, parse_tile, tile_name
 from vision.camera_eval import action_key
 from vision.synth.table_state import Layout, replay_layouts
@@ -204,6 +208,24 @@ def _first(kind: str) -> tuple[list[ZoneSeen], int]:
     return seen, i
 
 
+class _Discard(NamedTuple):
+    seen: list[ZoneSeen]  # the perfect camera's observations
+    i: int  # the one showing the first discard
+    slot: int  # its river slot
+    tile: Tile  # its tile
+    other: Tile  # another tile the discarder holds
+
+
+def _first_discard(fusion: Fusion) -> _Discard:
+    seen, i = _first("discard")
+    true = seen[i].slots[-1]
+    hand = fusion.table.state.hand
+    assert true.tile is not None and hand is not None
+    counts = hand.seats[seen[i].seat].counts
+    other = next(t for t in range(27) if t != true.tile and counts[t] > 0)
+    return _Discard(seen, i, true.index, true.tile, other)
+
+
 def _not_held(fusion: Fusion, seat: Wind) -> str:
     hand = fusion.table.state.hand
     assert hand is not None
@@ -212,12 +234,10 @@ def _not_held(fusion: Fusion, seat: Wind) -> str:
 
 def test_a_discard_misread_as_a_tile_not_held_is_the_held_runner_up() -> None:
     fusion = _setup()
-    seen, i = _first("discard")
+    seen, i, slot, true, _ = _first_discard(fusion)
     river = seen[i]
-    true = river.slots[-1]
-    assert true.tile is not None
     wrong = _not_held(fusion, river.seat)
-    seen[i] = _misread(river, true.index, wrong, ((true.tile, 0.3),))
+    seen[i] = _misread(river, slot, wrong, ((true, 0.3),))
     for obs in seen:
         fusion.observe(obs)
     fusion.flush(1e9)
@@ -226,62 +246,64 @@ def test_a_discard_misread_as_a_tile_not_held_is_the_held_runner_up() -> None:
     ]  # the hand went on to its end
     assert fusion.alerts == []
     discard = next(e for e in fusion.events if e.type == "discard")
-    assert discard.payload.tile == true.tile  # type: ignore[attr-defined]
+    assert discard.payload.tile == true  # type: ignore[attr-defined]
     # the only reading named that the rules allow (the tiles held but not named weigh a little)
     assert 0.95 < discard.confidence < 1.0
     # the camera's table state takes the record's tile, not its misreading
-    assert (river.seat, "river", true.index, true.tile, False) in fusion.take_named()
+    assert (river.seat, "river", slot, true, False) in fusion.take_named()
 
 
 def test_two_readings_the_rules_both_allow_are_an_alert_for_a_referee() -> None:
     fusion = _setup()
-    seen, i = _first("discard")
+    seen, i, slot, true, other = _first_discard(fusion)
     river = seen[i]
-    true = river.slots[-1]
-    assert true.tile is not None
-    hand = fusion.table.state.hand
-    assert hand is not None
-    other = next(t for t in range(27) if t != true.tile and hand.seats[river.seat].counts[t] > 0)
-    seen[i] = _misread(river, true.index, tile_name(other), ((true.tile, 0.6),))
+    seen[i] = _misread(river, slot, tile_name(other), ((true, 0.6),))
     for obs in seen[: i + 1]:
         fusion.observe(obs)
     fusion.flush(seen[i].ts)
     assert "discard" not in [e.type for e in fusion.events]  # 50 %: no reading to go on
     assert [a.rule for a in fusion.alerts] == ["FUSION-ambiguous"]
     message = fusion.alerts[0].message
-    assert f"discard {tile_name(other)}" in message and f"discard {tile_name(true.tile)}" in message
+    assert f"discard {tile_name(other)}" in message and f"discard {tile_name(true)}" in message
     assert "nothing recorded" in message
 
 
 def test_an_unsure_reading_likelier_than_the_others_is_recorded_and_told() -> None:
     fusion = _setup()
-    seen, i = _first("discard")
+    seen, i, slot, true, other = _first_discard(fusion)
     river = seen[i]
-    true = river.slots[-1]
-    assert true.tile is not None
-    hand = fusion.table.state.hand
-    assert hand is not None
-    other = next(t for t in range(27) if t != true.tile and hand.seats[river.seat].counts[t] > 0)
-    seen[i] = _misread(river, true.index, tile_name(true.tile), ((other, 0.3),))  # 67 %
+    seen[i] = _misread(river, slot, tile_name(true), ((other, 0.3),))  # 67 %
     for obs in seen:
         fusion.observe(obs)
     fusion.flush(1e9)
     discard = next(e for e in fusion.events if e.type == "discard")
-    assert discard.payload.tile == true.tile  # type: ignore[attr-defined]
+    assert discard.payload.tile == true  # type: ignore[attr-defined]
     assert 0.6 < discard.confidence < 0.667
     assert [a.rule for a in fusion.alerts] == ["FUSION-ambiguous"]
-    told = f"recorded discard {tile_name(true.tile)} ({discard.confidence:.0%})"
+    told = f"recorded discard {tile_name(true)} ({discard.confidence:.0%})"
     assert told in fusion.alerts[0].message
     assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
         action_key(e) for e in game() if e.type in KINDS
     ]  # the game went on from it
 
 
+def _claim_kind() -> str:
+    """The kind of the hand's first claim."""
+    return next(e.type for e in game() if e.type in ("pung", "chow"))
+
+
+def _claimed_discard() -> tuple[Event, Event]:
+    """The hand's first claim, and the discard it took."""
+    claim = next(e for e in game() if e.type == _claim_kind())
+    discard = max(
+        (e for e in game() if e.type == "discard" and e.ts < claim.ts), key=lambda e: e.ts
+    )
+    return claim, discard
+
+
 def test_a_claim_whose_tiles_are_misread_and_sideways_tile_missed_is_still_the_claim() -> None:
     fusion = _setup()
-    for kind in ("pung", "chow"):
-        if any(e.type == kind for e in game()):
-            break
+    kind = _claim_kind()
     seen, i = _first(kind)
     meld = seen[i]
     # the camera misses the sideways mark, and reads one tile as one its owner does not hold
@@ -306,14 +328,9 @@ def test_a_claim_whose_tiles_are_misread_and_sideways_tile_missed_is_still_the_c
 
 def test_an_unsure_reading_left_out_is_recorded_when_play_goes_on_past_it() -> None:
     fusion = _setup()
-    seen, i = _first("discard")
+    seen, i, slot, true, other = _first_discard(fusion)
     river = seen[i]
-    true = river.slots[-1]
-    assert true.tile is not None
-    hand = fusion.table.state.hand
-    assert hand is not None
-    other = next(t for t in range(27) if t != true.tile and hand.seats[river.seat].counts[t] > 0)
-    seen[i] = _misread(river, true.index, tile_name(true.tile), ((other, 0.6),))  # 50 / 50
+    seen[i] = _misread(river, slot, tile_name(true), ((other, 0.6),))  # 50 / 50
     for obs in seen:
         fusion.observe(obs)
     fusion.flush(1e9)
@@ -327,13 +344,7 @@ def test_an_unsure_reading_left_out_is_recorded_when_play_goes_on_past_it() -> N
 
 def test_a_claimed_discard_the_camera_never_saw_is_named_by_the_claim() -> None:
     fusion = _setup()
-    for kind in ("pung", "chow"):
-        if any(e.type == kind for e in game()):
-            break
-    claim = next(e for e in game() if e.type == kind)
-    discard = max(
-        (e for e in game() if e.type == "discard" and e.ts < claim.ts), key=lambda e: e.ts
-    )
+    claim, discard = _claimed_discard()
     seat = discard.payload.seat  # type: ignore[attr-defined]
     # an arm over the discarder's river from the discard until the tile was claimed
     hidden = [
@@ -348,4 +359,116 @@ def test_a_claimed_discard_the_camera_never_saw_is_named_by_the_claim() -> None:
     fusion.flush(1e9)
     assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
         action_key(e) for e in game() if e.type in KINDS
+    ]
+
+
+def test_a_claimed_discard_read_surely_as_another_tile_is_corrected_by_the_claim() -> None:
+    fusion = _setup()
+    claim, discard = _claimed_discard()
+    seat, true = discard.payload.seat, discard.payload.tile  # type: ignore[attr-defined]
+    deal_ts = next(e.ts for e in game() if e.type == "deal")
+    seen = [o for o in observations() if o.ts > deal_ts + 0.6]
+    i = next(
+        i for i, o in enumerate(seen) if o.zone == "river" and o.seat is seat and o.ts > discard.ts
+    )
+    for obs in seen[:i]:
+        fusion.observe(obs)
+    hand = fusion.table.state.hand
+    assert hand is not None
+    # read surely as another tile the discarder holds: the record takes it
+    other = next(t for t in range(27) if t != true and hand.seats[seat].counts[t] > 0)
+    river = seen[i]
+    seen[i] = ZoneSeen(
+        river.ts,
+        seat,
+        "river",
+        tuple(
+            SlotSeen(s.index, other, False, 0.8, ((true, 0.15),))
+            if s.index == river.slots[-1].index
+            else s
+            for s in river.slots
+        ),
+    )
+    for obs in seen[i:]:
+        fusion.observe(obs)
+    fusion.flush(1e9)
+    kinds = [e.type for e in fusion.events]
+    assert kinds.count("discard_corrected") == 1
+    assert kinds.index("discard_corrected") + 1 == kinds.index(claim.type)  # with the claim
+    assert [action_key(e) for e in as_corrected(fusion.events) if e.type in KINDS] == [
+        action_key(e) for e in game() if e.type in KINDS
+    ]  # the hand went on to its end
+    assert [a.rule for a in fusion.alerts] == ["FUSION-ambiguous"]
+    told = f"discard was read as {tile_name(other)}"
+    assert told in fusion.alerts[0].message and "corrected" in fusion.alerts[0].message
+    named = fusion.take_named()
+    assert (seat, "river", river.slots[-1].index, true, False) in named
+
+
+def test_one_fusion_follows_two_hands_its_seats_at_the_edges_the_deal_passed_to() -> None:
+    events = list(Simulator(seed=73).run(2))
+    deals = [e for e in events if e.type == "deal"]
+    first, second = split_at(events, deals[1])
+    fusion = _setup(first)
+    seen = observations(events=events)
+    for obs in seen:
+        if deals[0].ts + 0.6 < obs.ts < second[0].ts:
+            fusion.observe(obs)
+    fusion.flush(second[0].ts)
+    for e in second[: second.index(deals[1]) + 1]:  # the next hand's setup, from the table link
+        fusion.follow(e.model_copy(update={"seq": fusion.next_seq}))
+    hand = fusion.table.state.hand
+    assert hand is not None and hand.dealer_place == 1
+    for obs in seen:
+        if obs.ts > deals[1].ts + 0.6:
+            fusion.observe(obs)
+    fusion.flush(1e9)
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in events if e.type in KINDS
+    ]
+    assert [a.rule for a in fusion.alerts if a.rule.startswith("FUSION")] == []
+    # the dealer of the second hand plays at the South edge: East's river lies there
+    east = next(e for e in second if e.type == "discard")
+    river = next(o for o in seen if o.zone == "river" and o.ts > east.ts)
+    assert east.payload.seat is Wind.E and river.seat is Wind.S  # type: ignore[attr-defined]
+
+
+def split_at(events: list[Event], deal: Event) -> tuple[list[Event], list[Event]]:
+    """A session cut before the setup of the hand ``deal`` deals."""
+    cut = max(i for i, e in enumerate(events[: events.index(deal)]) if e.type == "wall_built")
+    return events[:cut], events[cut:]
+
+
+@pytest.mark.parametrize("brushed", ["another", "the live end's"])
+def test_an_arm_brushing_a_wall_while_claiming_times_no_draw(brushed: str) -> None:
+    fusion = _setup(SMOKE)
+    claim = next(e for e in SMOKE if e.type == "chow")  # by the seat whose turn it is
+    seat = claim.payload.seat  # type: ignore[attr-defined]
+    deal_ts = next(e.ts for e in SMOKE if e.type == "deal")
+    every = observations(events=SMOKE)
+    seen = [o for o in every if o.ts > deal_ts + 0.6]
+    i = next(i for i, o in enumerate(seen) if o.zone == "meld" and o.ts > claim.ts)
+    j = next(j for j, o in enumerate(seen) if j > i and o.zone == "river" and o.seat is seat)
+    for obs in seen[:i]:
+        fusion.observe(obs)
+    hand = fusion.table.state.hand
+    assert hand is not None and hand.turn is seat
+    wall = hand.wall
+    ends = {wall.next_position(seat) // 2 // wall.stacks_per_side}
+    ends.add(wall.next_position(seat, replacement=True) // 2 // wall.stacks_per_side)
+    live = Wind(wall.next_position(seat) // 2 // wall.stacks_per_side)
+    side = next(w for w in Wind if w not in ends) if brushed == "another" else live
+    walls = [o for o in every if o.zone == "wall" and o.seat is side and o.ts < seen[i].ts]
+    fusion.prime(walls[-1])
+    # the claimer's arm brushes that wall, and his meld is seen whole only after his discard
+    # (beside the live end, one tile of it first: the meld being laid)
+    meld, river = seen[i], seen[j]
+    brush = ZoneSeen(river.ts + 0.2, side, "wall", (), walls[-1].count)
+    late = ZoneSeen(river.ts + 1.0, meld.seat, "meld", meld.slots)
+    laying = [replace(late, ts=river.ts, slots=late.slots[-1:])] if side is live else []
+    for obs in [*seen[i + 1 : j], river, *laying, brush, late, *seen[j + 1 :]]:
+        fusion.observe(obs)
+    fusion.flush(1e9)
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in SMOKE if e.type in KINDS
     ]

@@ -49,6 +49,7 @@ class Action:
     type: str
     seat: str
     tile: str | None
+    edge: str  # the table edge the player sits at (his place this hand, WMC-2.4)
 
     def to_json(self) -> dict[str, object]:
         return {"t": self.t, "type": self.type, "seat": self.seat, "tile": self.tile}
@@ -70,13 +71,19 @@ def meld_cells(meld: Meld) -> list[Placed]:
     return cells
 
 
+def edge_of(hand: HandState, seat: str) -> str:
+    """The table edge a seat wind sits at in this hand: the dealer at his place's (WMC-2.4)."""
+    return SEATS[(hand.dealer_place + SEATS.index(seat)) % 4]
+
+
 def layout_of(hand: HandState | None, winner: str | None = None) -> Layout:
     out = Layout()
     if hand is None or not hand.wall.order:
         return out
     heights = hand.wall.stack_heights()
-    for side, seat_name in enumerate(SEATS):
+    for side, wind in enumerate(SEATS):  # each seat's wall and tiles at its place's edge
         seat = hand.seats[side]
+        seat_name = edge_of(hand, wind)
         per_side = hand.wall.stacks_per_side
         for i in range(min(per_side, STACKS)):
             out.wall[f"{seat_name}/wall/{i}"] = heights[side * per_side + i]
@@ -88,7 +95,7 @@ def layout_of(hand: HandState | None, winner: str | None = None) -> Layout:
         for i, t in enumerate(seat.penalty[:6]):
             out.tiles[f"{seat_name}/penalty/{i}"] = Placed(tile_name(t))
         concealed = seat.concealed
-        if seat_name == winner:
+        if wind == winner:
             for i, t in enumerate(concealed[:14]):
                 out.tiles[f"{seat_name}/hand/{i}"] = Placed(tile_name(t))
         else:
@@ -120,7 +127,8 @@ def replay_layouts(events: Iterable[Event]) -> list[tuple[float, Action | None, 
             if event.type in ("chow", "pung") and hand is not None:
                 melds = hand.seats["ESWN".index(seat_name)].melds
                 tile = melds[-1].claimed_tile if melds else None
-            action = Action(event.ts, event.type, seat_name, _name(tile))
+            edge = edge_of(hand, seat_name) if hand is not None else seat_name
+            action = Action(event.ts, event.type, seat_name, _name(tile), edge)
         layout = layout_of(table.state.hand, winner)
         layout.dice = dice
         out.append((event.ts, action, layout))

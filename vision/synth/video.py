@@ -411,7 +411,7 @@ def _hovers(
     out: list[tuple[float, str, Slot]] = []
     for _ in range(count):
         t = rng.uniform(start + 3, max(start + 4, end - 6))
-        busy = {a.seat for a in actions if t - 1 <= a.t <= t + 4}
+        busy = {a.edge for a in actions if t - 1 <= a.t <= t + 4}
         seat = next((s for s in SEATS if s not in busy), "E")
         river = rng.choice([s for s in SEATS if s != seat])
         out.append((t, seat, slot(river, "river", 8)))
@@ -425,7 +425,7 @@ def _arms(
     for a in actions:
         if a.t - REACH_S <= t <= a.t + LEAVE_S:
             reach = (t - a.t + REACH_S) / REACH_S if t < a.t else 1 - (t - a.t) / LEAVE_S
-            arms.append((a.seat, _target(a, layout), max(0.0, min(1.0, reach)) ** 0.5))
+            arms.append((a.edge, _target(a, layout), max(0.0, min(1.0, reach)) ** 0.5))
     for h0, seat, target in hovers:
         if h0 <= t <= h0 + 3.0:
             arms.append((seat, target, 0.9))
@@ -434,7 +434,7 @@ def _arms(
 
 def _target(action: Action, layout: Layout) -> Slot:
     """Where the arm goes: the river's next place, the meld row, the wall or the hand."""
-    seat = action.seat
+    seat = action.edge
     if action.type == "discard":
         n = sum(1 for k in layout.tiles if k.startswith(f"{seat}/river/"))
         return slot(seat, "river", min(max(n - 1, 0), 29))

@@ -59,6 +59,7 @@ class Table(Irregularities):
             "replacement_draw": self._replacement,
             "flower": self._flower,
             "discard": self._discard,
+            "discard_corrected": self._discard_corrected,
             "call": self._call,
             "chow": self._chow,
             "pung": self._pung,

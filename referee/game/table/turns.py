@@ -8,6 +8,7 @@ from __future__ import annotations
 from referee.events import (
     CallKind,
     Discard,
+    DiscardCorrected,
     Draw,
     FlowerSetAside,
     ReplacementDraw,
@@ -303,7 +304,8 @@ class Turns(Setup):
         counts = me.counts
         if is_flower(tile):
             raise Rejected("MCR-flowers", "a flower is set aside, never discarded", seat)
-        if p.penalty or counts[tile] < 1:
+        hand.penalty_discard = p.penalty or counts[tile] < 1
+        if hand.penalty_discard:
             self._discard_penalty_tile(me, seat, tile)
         else:
             counts[tile] -= 1
@@ -336,6 +338,32 @@ class Turns(Setup):
         if early or hand.early_replacement or wrong_deal:
             hand.early_replacement = False
             self._check_count(hand, seat, (hand.deal_seq,) if wrong_deal else ())
+
+    def _discard_corrected(self, p: DiscardCorrected) -> None:
+        """The record's last discard put right (a sensor misread its tile): the recorded tile
+        goes back to the hand, the right one leaves it. Once play moved past the discard (a
+        claim, a draw) the record stands, as the players acted on the tile lying there."""
+        hand = self._playing("discard corrected")
+        seat, tile = p.seat, p.tile
+        last = hand.last_discard
+        if hand.phase is not Phase.WINDOW or last is None or last[0] is not seat:
+            raise Rejected(
+                "SYS-record",
+                f"{seat.name}'s discard can be corrected only while it is the last thing that "
+                "happened (before a claim or the next draw)",
+                seat,
+            )
+        me = hand.seats[seat]
+        if hand.penalty_discard:
+            raise Rejected("SYS-record", "a penalty tile's discard is not corrected", seat)
+        me.counts[last[1]] += 1
+        if me.counts[tile] < 1:
+            me.counts[last[1]] -= 1
+            raise Rejected("WMC-10.1", f"{seat.name} does not hold {tile_name(tile)}", seat)
+        me.counts[tile] -= 1
+        me.river[-1] = tile
+        hand.discards[-1] = (seat, tile)
+        hand.last_discard = (seat, tile)
 
     def _discard_penalty_tile(self, me: SeatState, seat: Wind, tile: Tile) -> None:
         """WMC-9.2: a live penalty tile may be discarded; a dead one never."""

@@ -106,6 +106,28 @@ def test_wmc_4_4_an_unmerged_draw_goes_back_for_a_pung() -> None:
     )  # only his own 1s
 
 
+def test_a_misread_discard_is_corrected_while_it_is_the_last_thing_that_happened() -> None:
+    s = started()
+    ok(s, "E discard P", "S draw 7s", "S discard 7s", "S misread 5p")
+    hand = s.table.state.hand
+    assert hand is not None and hand.last_discard == (Wind.S, 13)  # 5p
+    me = hand.seats[Wind.S]
+    assert me.river == [13] and me.counts[13] == 0 and me.counts[24] == 1  # 7s back in hand
+    ok(s, "W call chow", "W chow 567p")
+    refused = s.do("S misread 7s")  # play went on past S's discard: the record stands
+    assert rules(refused) == ["SYS-record"] and not refused.accepted
+
+
+def test_a_discard_is_not_corrected_to_a_tile_the_seat_does_not_hold() -> None:
+    s = started()
+    ok(s, "E discard P", "S draw 7s", "S discard 7s")
+    step = s.do("S misread 9s")
+    assert rules(step) == ["WMC-10.1"] and not step.accepted
+    hand = s.table.state.hand
+    assert hand is not None and hand.last_discard == (Wind.S, 24)
+    assert hand.seats[Wind.S].counts[24] == 0  # state unchanged
+
+
 # ---- claims and priority (WMC-5.x) --------------------------------------------------------
 
 
