@@ -2,7 +2,7 @@
 
 ``python -m rig.camera_worker --source (FILE | INDEX | rtsp://…) --now T [--realtime]
 [--speed X] [--calibration FILE] [--models DIR]`` runs the camera pipeline (vision/camera.py →
-referee/fusion.py) and speaks JSON lines, like ``rig.voice_worker``:
+referee/fusion/) and speaks JSON lines, like ``rig.voice_worker``:
 
 - stdin, from the rig: one event envelope a line, each event of the table's log (first the
   whole log, then what the other inputs add): fusion's engine follows them, so the camera's
