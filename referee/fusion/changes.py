@@ -36,7 +36,7 @@ from referee.hands import MeldKind, Relative, Wind
 from referee.tiles import NUM_KINDS, Tile
 
 REVEAL_KEY = -1  # the pending key of a hand's reveal (meld keys count from 0)
-REVEALED = 8  # face-up tiles in a hand zone that mean the hand was laid down
+REVEALED = 8  # face-up tiles in a hand zone that mean the hand was laid down (at most)
 WALL_RECENT_S = 5.0  # a wall change this recent times the draw that a discard implies
 DRAW_UNSEEN_S = 3.0  # a discard whose draw the wall did not show waits this long for a claim
 UNSEEN_DISCARD = 0.1  # a claim of a discard the camera never saw weighs this much less
@@ -89,10 +89,17 @@ class Fusion(Record):
                 self._attempt(lambda: [Option([exposed], 1.0)], obs, cite)
         elif obs.zone == "hand":
             faces = [s for s in obs.slots if s.tile is not None]
-            if len(faces) >= REVEALED and obs.seat not in self.winning:
+            if len(faces) >= self._laid_down(obs.seat) and obs.seat not in self.winning:
                 self._win(obs, cite)
             if obs.seat in self.winning and obs.seat not in self.revealed:
                 self._reveal(obs, faces, cite)
+
+    def _laid_down(self, seat: Wind) -> int:
+        """Face-up tiles in a hand zone that mean the hand was laid down: ``REVEALED``, or all
+        the seat holds concealed (a hand after three melds holds four, five with the win)."""
+        hand = self.table.state.hand
+        held = sum(hand.seats[seat].counts[:NUM_KINDS]) if hand is not None else REVEALED
+        return min(REVEALED, max(2, held))
 
     def prime(self, obs: ZoneSeen) -> None:
         """What a zone showed before the input started: the starting point of its changes (the

@@ -80,6 +80,22 @@ def test_exact_observations_give_exactly_the_hand_actions() -> None:
     assert not [a for a in fusion.table.state.alerts if a.rejected]
 
 
+def test_a_winner_after_three_melds_lays_down_five_tiles_and_that_is_the_win() -> None:
+    events = list(Simulator(seed=5).run(1))  # East wins with three melds exposed
+    fusion = _setup(events)
+    deal_ts = next(e.ts for e in events if e.type == "deal")
+    for obs in observations(events=events):
+        if obs.ts > deal_ts + 0.6:
+            fusion.observe(obs)
+    fusion.flush(1e9)
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in events if e.type in KINDS
+    ]
+    revealed = next(e for e in fusion.events if e.type == "hand_revealed")
+    assert len(revealed.payload.tiles) == 5  # type: ignore[attr-defined]
+    assert fusion.alerts == []
+
+
 def test_a_discard_the_rules_forbid_is_an_alert_not_an_event() -> None:
     fusion = _setup()
     # South's river gains a tile although East is to discard first

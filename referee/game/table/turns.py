@@ -13,7 +13,7 @@ from referee.events import (
     FlowerSetAside,
     ReplacementDraw,
 )
-from referee.game.alerts import Severity
+from referee.game.alerts import SYS_RECORD, Severity
 from referee.game.claims import NEXT
 from referee.game.state import (
     HandState,
@@ -348,14 +348,14 @@ class Turns(Setup):
         last = hand.last_discard
         if hand.phase is not Phase.WINDOW or last is None or last[0] is not seat:
             raise Rejected(
-                "SYS-record",
+                SYS_RECORD,
                 f"{seat.name}'s discard can be corrected only while it is the last thing that "
                 "happened (before a claim or the next draw)",
                 seat,
             )
         me = hand.seats[seat]
         if hand.penalty_discard:
-            raise Rejected("SYS-record", "a penalty tile's discard is not corrected", seat)
+            raise Rejected(SYS_RECORD, "a penalty tile's discard is not corrected", seat)
         me.counts[last[1]] += 1
         if me.counts[tile] < 1:
             me.counts[last[1]] -= 1
