@@ -16,9 +16,10 @@ before and turns the change into the action that explains it:
   exposed ``kong``, 2 face down → concealed ``kong``; a 4th tile on a pung → added ``kong``. A
   claim seen within ``PENDING_S`` of the discard it took may show that discard misread (its
   sideways tile is another tile the discarder held): ``discard_corrected`` comes before it;
-- 8 or more tiles face up in a hand zone → ``win``; then ``hand_revealed`` from the first
-  reading of that hand with as many tiles as the winner holds (a hand still being laid down,
-  or a tile still being read, is no reveal: it would differ from the record, WMC-7.4);
+- a hand zone face up (8 tiles, or all the seat holds when fewer: four after three melds) →
+  ``win``; then ``hand_revealed`` from the first reading of that hand with as many tiles as the
+  winner holds (a hand still being laid down, or a tile still being read, is no reveal: it would
+  differ from the record, WMC-7.4);
 - new face-up tiles right of a hand → ``tiles_exposed`` (live penalty tiles, WMC-9.1), and a
   river tile that only the penalty tiles hold → a ``discard`` of a penalty tile (WMC-9.2).
 

@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 
 from referee.duties import replay
-from referee.events import Event
+from referee.events import Discard, DiscardCorrected, Event, Source, make_event
 from referee.game.inject import IrregularSimulator
 from referee.game.sim import Simulator
+from referee.game.table import Table
 from referee.logread import read_log_file
+from referee.records.walk import as_corrected
 from referee.review.mjai import MjaiError, to_mjai
 from referee.review.text import text_record
 from referee.tiles import FIRST_FLOWER, tile_name
@@ -182,3 +184,33 @@ def test_pdf_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["review", "export", str(empty), "--format", "text"]) == 2
     err = capsys.readouterr().err
     assert "line 1: not JSON" in err and "no events" in err
+
+
+def _misread_first_discard(events: list[Event]) -> list[Event]:
+    """The log as a camera that misread the first discard logs it: another tile the seat held,
+    then ``discard_corrected`` with the true one (the seqs renumbered after it)."""
+    at = next(i for i, e in enumerate(events) if e.type == "discard")
+    table = Table()
+    for e in events[:at]:
+        table.apply(e)
+    true = events[at].payload
+    assert isinstance(true, Discard) and table.state.hand is not None
+    held = table.state.hand.seats[true.seat].counts
+    other = next(t for t in range(27) if held[t] and t != true.tile)
+    wrong = events[at].model_copy(update={"payload": true.model_copy(update={"tile": other})})
+    fix = make_event(
+        DiscardCorrected(seat=true.seat, tile=true.tile),
+        seq=wrong.seq + 1,
+        ts=wrong.ts,
+        source=Source.VISION,
+    )
+    later = [e.model_copy(update={"seq": e.seq + 1}) for e in events[at + 1 :]]
+    return [*events[:at], wrong, fix, *later]
+
+
+def test_a_corrected_discard_exports_as_the_tile_that_was_played() -> None:
+    events = list(simulated(hands=1))
+    misread = _misread_first_discard(events)
+    assert to_mjai(misread) == to_mjai(events)
+    assert [e.payload for e in as_corrected(misread)] == [e.payload for e in events]
+    assert "discarded (the record corrected)" in text_record(misread)
