@@ -47,8 +47,9 @@ class Option(NamedTuple):
 
 @dataclass(frozen=True)
 class ZoneSeen:
-    """What one zone of one seat shows now (``zone``: wall, hand, river, meld, penalty);
-    ``count`` is what cannot be named (wall stacks standing, standing hand tiles)."""
+    """What one zone shows now (``zone``: wall, hand, river, meld, penalty); ``seat``: the
+    table edge as the camera sees it (E, S, W, N), which fusion names by the seat wind sitting
+    there this hand; ``count`` is what cannot be named (wall stacks standing, standing tiles)."""
 
     ts: float
     seat: Wind
