@@ -54,6 +54,12 @@ def observations(delay: float = 0.7, events: Sequence[Event] | None = None) -> l
     return out
 
 
+def played(events: Sequence[Event] | None = None) -> list[ZoneSeen]:
+    """The perfect camera's observations of the hand's play (from just after the deal)."""
+    deal_ts = next(e.ts for e in events or game() if e.type == "deal")
+    return [o for o in observations(events=events) if o.ts > deal_ts + 0.6]
+
+
 def _setup(events: Sequence[Event] | None = None) -> Fusion:
     events = events or game()
     deal = next(i for i, e in enumerate(events) if e.type == "deal")
@@ -65,10 +71,8 @@ def _setup(events: Sequence[Event] | None = None) -> Fusion:
 
 def test_exact_observations_give_exactly_the_hand_actions() -> None:
     fusion = _setup()
-    deal_ts = next(e.ts for e in game() if e.type == "deal")
-    for obs in observations():
-        if obs.ts > deal_ts + 0.6:
-            fusion.observe(obs)
+    for obs in played():
+        fusion.observe(obs)
     fusion.flush(1e9)
     want = [action_key(e) for e in game() if e.type in KINDS]
     got = [action_key(e) for e in fusion.events if e.type in KINDS]
@@ -83,10 +87,8 @@ def test_exact_observations_give_exactly_the_hand_actions() -> None:
 def test_a_winner_after_three_melds_lays_down_five_tiles_and_that_is_the_win() -> None:
     events = list(Simulator(seed=5).run(1))  # East wins with three melds exposed
     fusion = _setup(events)
-    deal_ts = next(e.ts for e in events if e.type == "deal")
-    for obs in observations(events=events):
-        if obs.ts > deal_ts + 0.6:
-            fusion.observe(obs)
+    for obs in played(events):
+        fusion.observe(obs)
     fusion.flush(1e9)
     assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
         action_key(e) for e in events if e.type in KINDS
@@ -137,12 +139,10 @@ def test_events_of_other_sources_are_followed_and_the_seq_continues() -> None:
 
 def test_a_wall_that_shrank_on_a_seat_s_turn_before_the_input_ended_is_its_draw() -> None:
     fusion = _setup()
-    events = game()
-    deal_ts = next(e.ts for e in events if e.type == "deal")
-    draw = next(e for e in events if e.type == "draw")
+    draw = next(e for e in game() if e.type == "draw")
     end = draw.ts + 0.8  # the wall seen shrinking (0.7 s after), the discard not yet
-    for obs in observations():
-        if deal_ts + 0.6 < obs.ts <= end:
+    for obs in played():
+        if obs.ts <= end:
             fusion.observe(obs)
     before = [action_key(e) for e in fusion.events if e.type == "draw"]
     fusion.flush(end)
@@ -157,8 +157,7 @@ SMOKE = tuple(Simulator(seed=73).run(1))  # the demo's smoke hand: S wins with 1
 def _laid_down(drop: int) -> tuple[list[ZoneSeen], ZoneSeen]:
     """The perfect camera on the smoke hand, the winner's hand first seen with ``drop`` tiles
     still not read (being laid down), then whole 0.2 s later: (the observations, the whole)."""
-    deal = next(e.ts for e in SMOKE if e.type == "deal")
-    out = [o for o in observations(events=SMOKE) if o.ts > deal + 0.6]
+    out = played(SMOKE)
     i, whole = next((i, o) for i, o in enumerate(out) if o.zone == "hand" and len(o.slots) > 8)
     assert len(whole.slots) == 14
     part = ZoneSeen(whole.ts, whole.seat, "hand", whole.slots[:-drop] if drop else whole.slots)
@@ -212,16 +211,18 @@ def _misread(
 def _first(kind: str) -> tuple[list[ZoneSeen], int]:
     """The perfect camera's observations, and the index of the one that shows the first
     ``kind`` action (a river gaining its tile, a meld laid)."""
-    deal_ts = next(e.ts for e in game() if e.type == "deal")
-    seen = [o for o in observations() if o.ts > deal_ts + 0.6]
-    action = next(e for e in game() if e.type == kind)
-    zone = "river" if kind == "discard" else "meld"
-    i = next(
-        i
-        for i, o in enumerate(seen)
-        if o.zone == zone and o.seat is action.payload.seat and o.ts > action.ts
+    seen = played()
+    return seen, _shown(seen, next(e for e in game() if e.type == kind))
+
+
+def _shown(seen: list[ZoneSeen], action: Event) -> int:
+    """The index of the observation that shows ``action`` (a river gaining its tile, a meld
+    laid)."""
+    zone = "river" if action.type == "discard" else "meld"
+    seat = action.payload.seat  # type: ignore[attr-defined]
+    return next(
+        i for i, o in enumerate(seen) if o.zone == zone and o.seat is seat and o.ts > action.ts
     )
-    return seen, i
 
 
 class _Discard(NamedTuple):
@@ -363,14 +364,8 @@ def test_a_claimed_discard_the_camera_never_saw_is_named_by_the_claim() -> None:
     claim, discard = _claimed_discard()
     seat = discard.payload.seat  # type: ignore[attr-defined]
     # an arm over the discarder's river from the discard until the tile was claimed
-    hidden = [
-        o
-        for o in observations()
-        if not (o.zone == "river" and o.seat is seat and discard.ts < o.ts < claim.ts + 1.0)
-    ]
-    deal_ts = next(e.ts for e in game() if e.type == "deal")
-    for obs in hidden:
-        if obs.ts > deal_ts + 0.6:
+    for obs in played():
+        if not (obs.zone == "river" and obs.seat is seat and discard.ts < obs.ts < claim.ts + 1):
             fusion.observe(obs)
     fusion.flush(1e9)
     assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
@@ -382,11 +377,8 @@ def test_a_claimed_discard_read_surely_as_another_tile_is_corrected_by_the_claim
     fusion = _setup()
     claim, discard = _claimed_discard()
     seat, true = discard.payload.seat, discard.payload.tile  # type: ignore[attr-defined]
-    deal_ts = next(e.ts for e in game() if e.type == "deal")
-    seen = [o for o in observations() if o.ts > deal_ts + 0.6]
-    i = next(
-        i for i, o in enumerate(seen) if o.zone == "river" and o.seat is seat and o.ts > discard.ts
-    )
+    seen = played()
+    i = _shown(seen, discard)
     for obs in seen[:i]:
         fusion.observe(obs)
     hand = fusion.table.state.hand
@@ -460,9 +452,7 @@ def test_an_arm_brushing_a_wall_while_claiming_times_no_draw(brushed: str) -> No
     fusion = _setup(SMOKE)
     claim = next(e for e in SMOKE if e.type == "chow")  # by the seat whose turn it is
     seat = claim.payload.seat  # type: ignore[attr-defined]
-    deal_ts = next(e.ts for e in SMOKE if e.type == "deal")
-    every = observations(events=SMOKE)
-    seen = [o for o in every if o.ts > deal_ts + 0.6]
+    seen = played(SMOKE)
     i = next(i for i, o in enumerate(seen) if o.zone == "meld" and o.ts > claim.ts)
     j = next(j for j, o in enumerate(seen) if j > i and o.zone == "river" and o.seat is seat)
     for obs in seen[:i]:
@@ -474,7 +464,11 @@ def test_an_arm_brushing_a_wall_while_claiming_times_no_draw(brushed: str) -> No
     ends.add(wall.next_position(seat, replacement=True) // 2 // wall.stacks_per_side)
     live = Wind(wall.next_position(seat) // 2 // wall.stacks_per_side)
     side = next(w for w in Wind if w not in ends) if brushed == "another" else live
-    walls = [o for o in every if o.zone == "wall" and o.seat is side and o.ts < seen[i].ts]
+    walls = [
+        o
+        for o in observations(events=SMOKE)
+        if o.zone == "wall" and o.seat is side and o.ts < seen[i].ts
+    ]
     fusion.prime(walls[-1])
     # the claimer's arm brushes that wall, and his meld is seen whole only after his discard
     # (beside the live end, one tile of it first: the meld being laid)
