@@ -23,7 +23,7 @@ class Chairs:
 
     def follow(self, ts: float, state: TableState) -> None:
         """Note the dealer's chair of the hand in play (after an event at ``ts`` was applied)."""
-        dealer = state.hand.dealer_place if state.hand is not None else state.dealer_place
+        dealer = state.seated_dealer_place
         if dealer != self._dealer[-1]:
             self._since.append(ts)
             self._dealer.append(dealer)

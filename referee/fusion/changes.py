@@ -113,17 +113,13 @@ class Fusion(Record):
         """The slots the record named since the last call (for the camera's table state), by
         the edge they lie at, as the camera names them."""
         out, self.named = self.named, []
-        place = self._dealer_place()
+        place = self.table.state.seated_dealer_place
         return [(Wind((place + s) % 4), z, i, t, side) for s, z, i, t, side in out]
-
-    def _dealer_place(self) -> int:
-        hand = self.table.state.hand
-        return hand.dealer_place if hand is not None else self.table.state.dealer_place
 
     def _by_seat(self, obs: ZoneSeen) -> ZoneSeen:
         """The camera names a zone by the table edge it lies at; the seats rotate over the
         edges as the deal passes (WMC-2.4): the dealer sits at the edge of his place."""
-        return replace(obs, seat=Wind((obs.seat - self._dealer_place()) % 4))
+        return replace(obs, seat=Wind((obs.seat - self.table.state.seated_dealer_place) % 4))
 
     @property
     def revealing(self) -> bool:

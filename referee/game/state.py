@@ -403,6 +403,13 @@ class TableState:
         self.unspoken: dict[str, int] = {}  # WMC-5.2 unspoken claims per player this session
         self.last_win: tuple[Wind, float, bool] | None = None  # seat, ts, its slam excused
 
+    @property
+    def seated_dealer_place(self) -> int:
+        """The dealer's place of the seats at the table now: the hand in play's (its players
+        stay where they sat until the next hand, though ``dealer_place`` names the next
+        dealer once it ends), else the next hand's."""
+        return self.hand.dealer_place if self.hand is not None else self.dealer_place
+
     def place_of(self, seat: Wind) -> int:
         """Venue place of a seat wind in the current hand (WMC-2.4)."""
         return (self.dealer_place + seat) % 4
