@@ -21,7 +21,7 @@ from referee.events import (
     TilesExposed,
     WinDeclared,
 )
-from referee.fusion.melds import MELD_CELLS, claimed_cell, claims
+from referee.fusion.melds import MELD_CELLS, by_meld, claimed_cell, claims
 from referee.fusion.record import (
     FUSION_AMBIGUOUS,
     PENDING_S,
@@ -208,12 +208,8 @@ class Fusion(Record):
     def _laying_meld(self, seat: Wind) -> bool:
         """A meld of ``seat`` shows tiles the record has not taken (yet): a claim is being
         laid down, and the arm that lays it may have brushed the wall, seeming to draw."""
-        cells = self.zones.get((seat, "meld"), {})
-        for meld in {i // MELD_CELLS for i in cells}:
-            shown = sum(1 for i in cells if i // MELD_CELLS == meld)
-            if shown > len(self.melds_used.get((seat, meld), ())):
-                return True
-        return False
+        melds = by_meld(self.zones.get((seat, "meld"), {}))
+        return any(len(c) > len(self.melds_used.get((seat, m), ())) for m, c in melds.items())
 
     def _draw_before(self, seat: Wind, own_turn: bool = True) -> list[Payload]:
         """The draw the rules say ``seat`` made before acting on its own turn."""
@@ -232,9 +228,8 @@ class Fusion(Record):
         """Each meld is judged on its cells as now seen, until an action has used them: a
         reading corrected a frame later replaces the one still waiting."""
         del before  # a meld's history is what its actions used (``melds_used``)
-        for meld in sorted({i // MELD_CELLS for i in now}):
+        for meld, cells in by_meld(now).items():
             key = (obs.seat, meld)
-            cells = [now[i] for i in sorted(now) if i // MELD_CELLS == meld]
             used = self.melds_used.get(key, ())
             if len(cells) < 3 or len(cells) <= len(used):
                 continue

@@ -13,6 +13,14 @@ from referee.tiles import Tile
 MELD_CELLS = 4
 
 
+def by_meld(cells: dict[int, SlotSeen]) -> dict[int, list[SlotSeen]]:
+    """A meld zone's cells by meld, each meld's in cell order."""
+    out: dict[int, list[SlotSeen]] = {}
+    for i in sorted(cells):
+        out.setdefault(i // MELD_CELLS, []).append(cells[i])
+    return out
+
+
 def claimed_cell(seat: Wind, source: Wind, size: int) -> int | None:
     """The cell of a meld of ``size`` where the tile claimed from ``source`` lies sideways:
     left for the left player's, middle for the opposite one's, right for the right one's."""
