@@ -293,8 +293,7 @@ class Fusion(Record):
             at = claimed_cell(seat, source, len(cells))
             for tile, _ in cells[at].readings() if at is not None else []:
                 discard = [*self._draw_before(source), Discard(seat=source, tile=tile)]
-                unseen = claims(seat, cells, source, tile, discard)
-                options += [o._replace(likelihood=o.likelihood * UNSEEN_DISCARD) for o in unseen]
+                options += claims(seat, cells, source, tile, discard, UNSEEN_DISCARD)
         return options
 
     def _misread_claims(self, obs: ZoneSeen, cells: list[SlotSeen]) -> list[Option]:
@@ -317,8 +316,7 @@ class Fusion(Record):
         for tile in sorted(named - {recorded}):
             ratio = river.likelihood(tile) / river.likelihood(recorded)
             corrected: list[Payload] = [DiscardCorrected(seat=source, tile=tile)]
-            made = claims(seat, cells, source, tile, corrected)
-            options += [o._replace(likelihood=o.likelihood * ratio) for o in made]
+            options += claims(seat, cells, source, tile, corrected, ratio)
         return options
 
     def _win(self, obs: ZoneSeen, cite: str) -> None:

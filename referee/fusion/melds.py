@@ -28,10 +28,16 @@ def claimed_cell(seat: Wind, source: Wind, size: int) -> int | None:
 
 
 def claims(
-    seat: Wind, cells: list[SlotSeen], source: Wind, claimed: Tile, before: list[Payload]
+    seat: Wind,
+    cells: list[SlotSeen],
+    source: Wind,
+    claimed: Tile,
+    before: list[Payload],
+    weight: float = 1.0,
 ) -> list[Option]:
     """The melds ``cells`` can be as ``seat``'s claim of ``claimed`` from ``source`` (after
-    the actions ``before``), each weighed by how the camera read the cells."""
+    the actions ``before``), each weighed by how the camera read the cells (times ``weight``:
+    how likely ``before`` is)."""
     at = claimed_cell(seat, source, len(cells))  # where its sideways tile lies
     turned = [c.index % MELD_CELLS for c in cells if c.sideways]
     if at is None or turned not in ([], [at]):
@@ -51,7 +57,7 @@ def claims(
         named = tuple(
             (c.index, t, k == at) for k, (c, t) in enumerate(zip(cells, order, strict=True))
         )
-        options.append(Option([*before, action], likelihood(cells, order), named))
+        options.append(Option([*before, action], weight * likelihood(cells, order), named))
     return options
 
 
