@@ -38,18 +38,23 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
+from referee.events import Event  # noqa: E402
 from referee.fusion import Fusion  # noqa: E402
+from referee.game.seen import table_knows  # noqa: E402
 from referee.game.sim import Simulator  # noqa: E402
+from referee.game.table import Table  # noqa: E402
 from vision.camera import TableReader  # noqa: E402
-from vision.camera_eval import engine_from, run_frames, score  # noqa: E402
+from vision.camera_eval import Others, engine_from, run_frames, score, split_setup  # noqa: E402
 from vision.detect import TileRecognizer  # noqa: E402
 from vision.synth.video import RenderSpec, frames, render_video, truth_header  # noqa: E402
 
 FIRST_SEED = 9001
 
 
-def one_game(seed: int, seconds: float, recognizer: TileRecognizer) -> dict[str, Any]:
-    events = list(Simulator(seed=seed).run(1))
+def one_game(
+    seed: int, seconds: float, recognizer: TileRecognizer, setup: str = "hidden", hands: int = 1
+) -> dict[str, Any]:
+    events = list(Simulator(seed=seed).run(hands))
     deal = next(e.ts for e in events if e.type == "deal")
     end = deal + seconds if seconds else None
     spec = RenderSpec(1920, 1080, fps=5, style="text", pose="low", seed=seed, hovers=1, end=end)
@@ -62,11 +67,18 @@ def one_game(seed: int, seconds: float, recognizer: TileRecognizer) -> dict[str,
             truth[line["i"]] = line  # before the frame is read
             yield line["i"], line["t"], frame
 
-    n = next(i for i, e in enumerate(events) if e.type == "deal")
-    table, seq = engine_from(events[: n + 1])
+    # hidden: the rig is told the players, seats, walls and dice only (a real table); full: the
+    # simulation's wall and deal too (how the camera was measured before the hidden tiles)
+    told = table_knows(events) if setup == "hidden" else events
+    before, later, _ = split_setup(told, None if setup == "full" else deal)
+    table, seq = engine_from(before)
     fusion = Fusion(table, seq)
-    result = run_frames(stream(), TableReader(recognizer), fusion, truth)
+    others = Others(fusion, later if setup == "hidden" else [])
+    result = run_frames(
+        stream(), TableReader(recognizer), fusion, truth, on_frame=lambda _n, t, _f: others.until(t)
+    )
     figures = score(result, actions)
+    figures["hands"], figures["hands_right"] = hands_right(events, fusion.table)
     figures["seed"] = seed
     figures["slots"] = result.slots_seen
     figures["slots_right"] = result.slots_right
@@ -74,6 +86,27 @@ def one_game(seed: int, seconds: float, recognizer: TileRecognizer) -> dict[str,
     figures["illegal_recorded"] = sum(a.rejected for a in fusion.table.state.alerts)
     figures["errors"] = dict(result.errors)
     return figures
+
+
+def hands_right(events: list[Event], read: Table) -> tuple[int, int]:
+    """(hands, hands whose result the camera's record gives right): a win's winner, value and
+    payments; a drawn hand with no win recorded."""
+    truth = Table()
+    for e in events:
+        truth.apply(e)
+    got = {r.hand: r for r in read.state.results}
+    right = 0
+    for want in truth.state.results:
+        have = got.get(want.hand)
+        if want.winner is None:
+            right += have is None or have.winner is None
+        elif have is not None:
+            right += (have.winner, have.value, have.deltas) == (
+                want.winner,
+                want.value,
+                want.deltas,
+            )
+    return len(truth.state.results), right
 
 
 def speed(
@@ -136,17 +169,28 @@ def main() -> int:
         "--first-seed", type=int, default=FIRST_SEED, help="tune on others than the test's"
     )
     parser.add_argument("--seconds", type=float, default=0.0)
+    parser.add_argument(
+        "--setup",
+        choices=("hidden", "full"),
+        default="hidden",
+        help="hidden: the rig knows players, seats, walls and dice (a real table); full: also "
+        "the simulated wall and deal (the figures before the hidden tiles)",
+    )
+    parser.add_argument("--hands", type=int, default=1, help="hands a game (one video)")
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     recognizer = TileRecognizer(threads=1)
     games = []
     for k in range(args.games):
-        games.append(one_game(args.first_seed + k, args.seconds, recognizer))
+        games.append(
+            one_game(args.first_seed + k, args.seconds, recognizer, args.setup, args.hands)
+        )
         if not args.json:
             g = games[-1]
             print(
-                f"seed {g['seed']}: slots {g['slot_accuracy']:.4f} precision "
+                f"seed {g['seed']}: slots {g['slot_accuracy']:.4f} hands {g['hands_right']}/"
+                f"{g['hands']} precision "
                 f"{g['action_precision']:.3f} recall {g['action_recall']:.3f} latency "
                 f"{g['latency_median_s']:.2f} s alerts {g['alerts']} (slots {g['slots_right']}/"
                 f"{g['slots']}, actions {g['actions']}, illegal {g['illegal_recorded']})",
@@ -161,6 +205,14 @@ def main() -> int:
         out["action_precision"] = statistics.mean(g["action_precision"] for g in games)
         out["action_recall"] = statistics.mean(g["action_recall"] for g in games)
         out["latency_median_s"] = statistics.median(g["latency_median_s"] for g in games)
+        out["hands"] = sum(g["hands"] for g in games)
+        out["hand_results_right"] = sum(g["hands_right"] for g in games) / out["hands"]
+        for kind in ("discard", "chow", "pung", "kong", "win"):
+            want = sum(g["by_kind"].get(kind, (0, 0))[1] for g in games)
+            if want:
+                got = sum(g["by_kind"].get(kind, (0, 0))[0] for g in games)
+                out[f"recall_{kind}"] = got / want
+        out["setup"] = args.setup
         out["alerts"] = sum(g["alerts"] for g in games)
         out["illegal_recorded"] = sum(g["illegal_recorded"] for g in games)
         errors: Counter[str] = Counter()

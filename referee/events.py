@@ -140,10 +140,13 @@ class DiceRolled(Payload):
 
 
 class Deal(Payload):
-    """The deal is complete (WMC-3.4). ``hands`` only when the wall's tiles are unknown."""
+    """The deal is complete (WMC-3.4). ``hands``: the tiles each seat got, when somebody saw
+    them (an RFID table, a simulation, a referee); at a real table the deal goes face down and
+    only ``counts`` are seen (the camera counting each rack), or nothing."""
 
     TYPE: ClassVar[str] = "deal"
     hands: dict[SeatField, TilesField] | None = None
+    counts: dict[SeatField, Annotated[int, Field(ge=0, le=20)]] | None = None
 
 
 # ---- play ----------------------------------------------------------------------------------
@@ -281,6 +284,15 @@ class HandRevealed(Payload):
     TYPE: ClassVar[str] = "hand_revealed"
     seat: SeatField
     tiles: TilesField
+
+
+class RackCounted(Payload):
+    """The tiles standing in a seat's rack, counted by the camera (their backs are all it sees):
+    checked against the count the record implies (WMC-10.1)."""
+
+    TYPE: ClassVar[str] = "rack_counted"
+    seat: SeatField
+    count: Annotated[int, Field(ge=0, le=20)]
 
 
 class ExhaustiveDraw(Payload):
@@ -613,6 +625,7 @@ _GAME_PAYLOADS: tuple[type[Payload], ...] = (
     MeldCorrected,
     WinDeclared,
     HandRevealed,
+    RackCounted,
     ExhaustiveDraw,
     Observation,
     VoiceSetup,

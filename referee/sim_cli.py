@@ -13,15 +13,17 @@ from typing import Any, TextIO
 
 from referee.cli_support import EXIT_OK, EXIT_USAGE, cannot_write, float_in, int_in
 from referee.duties import RefereeTable
-from referee.events import EngineEvent, LogLineError
+from referee.events import EngineEvent, Event, LogLineError
 from referee.game.alerts import RECORD_RULES
 from referee.game.inject import IrregularSimulator
 from referee.game.render import render
+from referee.game.seen import as_seen, table_knows
 from referee.game.sim import Simulator
 from referee.game.table import Table
 from referee.logread import SessionLog, read_log
 
 IDENTIFIER = re.compile(r"[A-Za-z0-9_-]{1,32}")
+VIEWS = ("full", "seen", "setup")
 MAX_HANDS = 10_000  # about two minutes of simulation; more is a typo, not a game
 
 
@@ -40,6 +42,14 @@ def register(subparsers: Any) -> None:
         metavar="RATE",
         help="inject irregularities at this rate per decision point, the ground truth as "
         "'injected:RULE:SEAT:KIND' in the event's evidence (WMC profile)",
+    )
+    sim.add_argument(
+        "--view",
+        choices=VIEWS,
+        default="full",
+        help="full: every tile (the truth); seen: as a real table's sensors see it (the wall, "
+        "deal and draws face down, the winner's hand shown); setup: what a rig is told (players, "
+        "seats, each hand's wall and dice: `mjref vision run --setup`)",
     )
     sim.set_defaults(handler=run_simulate)
 
@@ -85,23 +95,29 @@ def run_simulate(args: argparse.Namespace) -> int:
     else:
         sim = Simulator(args.profile, args.seed, table_id=args.table, session_id=args.session)
     if args.out is None:
-        _write_events(sim, args.hands, sys.stdout)
+        _write_events(sim, args.hands, sys.stdout, args.view)
         return EXIT_OK
     try:
         with args.out.open("w", encoding="utf-8") as out:
-            _write_events(sim, args.hands, out)
+            written = _write_events(sim, args.hands, out, args.view)
     except OSError as exc:
         print(f"mjref simulate: {cannot_write(args.out, exc)}", file=sys.stderr)
         return EXIT_USAGE
     st = sim.table.state
-    print(f"wrote {sim.seq} events, {st.hands_played} hands to {args.out}", file=sys.stderr)
+    print(f"wrote {written} events, {st.hands_played} hands to {args.out}", file=sys.stderr)
     return EXIT_OK
 
 
-def _write_events(sim: Simulator, hands: int, out: TextIO) -> None:
-    for ev in sim.run(hands):
+def _write_events(sim: Simulator, hands: int, out: TextIO, view: str = "full") -> int:
+    events: Iterable[Event] = sim.run(hands)
+    if view != "full":
+        events = (as_seen if view == "seen" else table_knows)(list(events))
+    n = 0
+    for ev in events:
         out.write(ev.model_dump_json())
         out.write("\n")
+        n += 1
+    return n
 
 
 @dataclass(slots=True)

@@ -192,3 +192,12 @@ def counts_of(tiles: Sequence[Tile]) -> list[int]:
     for tile in tiles:
         counts[tile] += 1
     return counts
+
+
+def minus(a: Iterable[Tile], b: Iterable[Tile]) -> list[Tile]:
+    """Multiset difference ``a − b``, sorted: what ``a`` holds beyond ``b``."""
+    rest = list(a)
+    for t in b:
+        if t in rest:
+            rest.remove(t)
+    return sorted(rest)

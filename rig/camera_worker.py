@@ -20,10 +20,12 @@ prints, and an action also cites ``still:T``, the still of the change it was rea
 up to ``--record-after`` (what the ring already holds, after a restart) are not recorded again.
 
 Time is the rig's session clock: ``--now`` is its reading at start (``--now-at``: the wall
-time of that reading, so that the worker's start-up is not lost). A file's first frame is at
-the deal's time (the video starts at the deal); after a restart mid-hand, its frames up to the
-last one the log's camera actions cite are read to learn the table as it lies, without actions.
-A live source's frames are stamped on arrival.
+time of that reading, so that the worker's start-up is not lost). A file stands for a camera
+switched on when its hand's wall is broken: its first frame is at the worker's start, and the
+camera sees the deal go face down into the racks (fusion logs the ``deal``); after a restart
+mid-hand, the first frame's time follows from the logged deal (the frame it cites), and the
+frames up to the last one the log's camera actions cite are read to learn the table as it lies,
+without actions. A live source's frames are stamped on arrival.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from referee.game.table import Table
 from rig.evidence.tee import CameraTee
 from vision.calibrate import Calibration, CalibrationError
 from vision.camera import TableReader
-from vision.capture import CaptureError, live_frames, read_file
+from vision.capture import CaptureError, frame_rate, live_frames, read_file
 from vision.detect import MODELS_DIR, TileRecognizer
 
 ALIVE_EVERY = 0.5
@@ -68,6 +70,7 @@ class Follower:
 
     def __init__(self) -> None:
         self.last_frame = -1  # the last frame of this hand's video an action in the log cites
+        self.deal: Event | None = None  # this hand's deal, once the log has it
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -76,15 +79,14 @@ class Follower:
             self.lines.put(line)
         self.lines.put(None)
 
-    def apply(self, fusion: Fusion, block: float = 0.0) -> Event | None:
-        """Follow every line waiting (waiting ``block`` s for the first); the last deal seen."""
-        dealt = None
+    def apply(self, fusion: Fusion, block: float = 0.0) -> None:
+        """Follow every line waiting (waiting ``block`` s for the first)."""
         timeout: float | None = block
         while True:
             try:
                 line = self.lines.get(timeout=timeout) if timeout else self.lines.get_nowait()
             except queue.Empty:
-                return dealt
+                return
             timeout = None
             if line is None:  # the rig went away: so do we
                 raise SystemExit(0)
@@ -93,18 +95,34 @@ class Follower:
                 fusion.follow(event)
             except Exception as exc:  # the rig's core is the record; ours only judges legality
                 say({"notice": f"seq {event.seq} ({event.type}) not followed: {exc}"[:300]})
-            if event.type == "deal":
-                dealt, self.last_frame = event, -1
-            elif event.source is Source.VISION:
+            if event.type == "wall_built":
+                self.deal, self.last_frame = None, -1
+            elif event.type == "deal":
+                self.deal, self.last_frame = event, -1
+            if event.source is Source.VISION:
                 for ref in event.evidence:
                     kind, _, n = ref.partition(":")
                     if kind == "frame" and n.isdigit():
                         self.last_frame = max(self.last_frame, int(n))
 
 
-def _dealt(table: Table) -> bool:
+def _broken(table: Table) -> bool:
+    """The hand's wall is broken: its deal comes next (face down: the camera sees it)."""
     hand = table.state.hand
-    return hand is not None and hand.phase in (Phase.DISCARD, Phase.WINDOW, Phase.REPLACE)
+    return hand is not None and hand.phase >= Phase.DEAL
+
+
+def _film_start(deal: Event | None, source: Path, clock: RigClock) -> float:
+    """The session time of a file's first frame: the camera was switched on now, for a hand
+    not yet dealt; after a restart mid-hand, as the deal in the log says (a deal the camera saw
+    cites its frame; one a referee entered was at the first frame)."""
+    if deal is None:
+        return clock()
+    for ref in deal.evidence:
+        kind, _, n = ref.partition(":")
+        if kind == "frame" and n.isdigit():
+            return deal.ts - int(n) / frame_rate(source)
+    return deal.ts
 
 
 def _paced(
@@ -187,15 +205,16 @@ def _watch(args: argparse.Namespace, reader: TableReader, tee: CameraTee | None)
     follower = Follower()
     actions: list[Event] = []
     fusion = Fusion(Table(), 0, on_event=lambda e: actions.append(e))
-    deal = follower.apply(fusion, 0.2)
-    while not live_source and not _dealt(fusion.table):
-        say({"alive": 0})  # a file waits for its hand's deal; the video starts there
-        deal = follower.apply(fusion, ALIVE_EVERY) or deal
-    t0 = deal.ts if deal is not None else clock()
+    follower.apply(fusion, 0.2)
+    while not live_source and not _broken(fusion.table):
+        say({"alive": 0})  # a file waits for its hand's wall to be broken
+        follower.apply(fusion, ALIVE_EVERY)
     frames: Iterator[tuple[int, float, np.ndarray]]
     if live_source:
+        t0 = clock()
         frames = ((n, clock(), f) for n, _, f in live_frames(args.source))
     else:
+        t0 = _film_start(follower.deal, Path(args.source), clock)
         frames = read_file(Path(args.source), t0)
     told = alerts = count = 0
     last_alive, last_t = 0.0, t0
@@ -214,7 +233,7 @@ def _watch(args: argparse.Namespace, reader: TableReader, tee: CameraTee | None)
             for obs in seen:
                 # the win ends the hand, but the winner's hand may still be being laid down
                 revealing = fusion.revealing and obs.zone == "hand"
-                if live and (_dealt(fusion.table) or revealing):
+                if live and (_broken(fusion.table) or revealing):
                     fusion.observe(obs)
                 else:
                     fusion.prime(obs)

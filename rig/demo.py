@@ -3,15 +3,18 @@ real pipelines, refereed by one rig each, on the referees' dashboard.
 
 Each table plays simulated hands (rig/demo_media.py): its rig reads the hand's overhead video
 through the camera pipeline (rig/camera_worker.py), hears its table audio through the voice
-input, and is linked to a FakeTable over a pty that rolls the hand's dice. The seating, the wall
-(the simulated table's shuffle) and the deal come as the referee's entries. Rigs and dashboard
-share the in-process bus, or a local mosquitto with ``--mqtt``, as a venue would.
+input, and is linked to a FakeTable over a pty that raises each hand's wall and rolls its dice.
+As at a real table, nobody tells the rig the wall or a concealed tile: the referee enters the
+players and the seat draw, the table link gives the wall raised and the dice, and the camera
+sees the deal go face down into the racks, every draw leave the wall face down, and the tiles
+only once they are shown (discards, melds, the winner's hand). Rigs and dashboard share the
+in-process bus, or a local mosquitto with ``--mqtt``, as a venue would.
 
 ``--smoke``: one hand of one table, headless; one JSON line ``{"hands", "actions", "alerts",
 "scores", "agree"}``; exit 0 only when the pipelines' record agrees with the simulated truth:
 the game actions in the rig's log (draws, discards, claims, kongs, the win: kind, seat and
-tile) equal the simulator's, in order, and the hand's score (winner, value, payments) equals
-the one the core gives the simulated log.
+the tiles that were shown) equal the simulator's, in order, and the hand's score (winner,
+value, payments) equals the one the core gives the simulated log, whose every tile is known.
 """
 
 from __future__ import annotations
@@ -44,7 +47,6 @@ from rig.demo_media import (
     ACTIONS,
     HANDS,
     LEAD_S,
-    SETUP,
     STOP,
     HandMedia,
     drop_frames,
@@ -59,6 +61,7 @@ REVEAL_WAIT_S = 5.0  # after a win, for the camera's reading of the hand laid do
 EVIDENCE_TOKEN_ENV = "MJREF_DEMO_EVIDENCE_TOKEN"
 SEED = 73  # the first hand (a chow, a win on a discard); the next hands count up from here
 GIVE_UP_AFTER = 3  # failed sessions in a row after which a table stops (and says so)
+REFEREE_ENTERS = ("session_started", "seat_draw")  # what a referee knows: players and seats
 
 
 def register(subparsers: Any) -> None:
@@ -189,8 +192,7 @@ class DemoTable:
                     continue
                 camera = video if media.hand == 0 and video is not None else media.video
                 rig.replace_input(self._voice(rig, media))
-                rig.replace_input(rig.camera_input(CameraSection(source=str(camera))))
-                await self._hand(rig, fake, media)
+                await self._hand(rig, fake, media, camera)
         finally:
             await rig.stop()
             await fake.close()
@@ -210,11 +212,12 @@ class DemoTable:
         inp.heard_until = -1.0  # a new recording: its own time line
         return inp
 
-    async def _hand(self, rig: Rig, fake: Any, media: HandMedia) -> None:
-        """Enter the hand's setup as a referee, roll its dice on the table, deal when the audio
-        is at the deal; then wait for its end. What the log already holds is not entered again
-        (a rig restarted mid-hand)."""
-        from table_io.messages import DiceResult
+    async def _hand(self, rig: Rig, fake: Any, media: HandMedia, camera: Path) -> None:
+        """Enter the players and seats as a referee, raise the wall and roll its dice on the
+        table, switch the camera on when the audio is at the deal (the video starts there);
+        then wait for the hand's end. What the log already holds is not entered again (a rig
+        restarted mid-hand)."""
+        from table_io.messages import DiceResult, SetComplete, WallRaised
 
         rec = HandRecord(media)
         self.records.append(rec)
@@ -226,7 +229,7 @@ class DemoTable:
             return _count(rig, kind) < sum(e.type == kind for e in truth[:upto])
 
         for i, e in enumerate(truth[len(media.before) :], len(media.before) + 1):
-            if e.type in SETUP and missing(e.type, i):
+            if e.type in REFEREE_ENTERS and missing(e.type, i):
                 payload = e.payload
                 if e.type == "session_started":
                     payload = payload.model_copy(update={"players": names})
@@ -234,6 +237,11 @@ class DemoTable:
         if _count(rig, "deal") <= media.hand:  # this hand's deal is not logged yet
             heard = await _until(lambda: _seen(rig, "voice"), 30)
             t_audio0 = rig.clock.now() - 0.25 if heard else rig.clock.now()
+            if _count(rig, "wall_built") <= media.hand:
+                now_ms = int(1000 * rig.clock.now())  # the machine's hand start, by its kind:
+                fake.emit(SetComplete(now_ms))  # without a wall sensor
+                fake.emit(WallRaised(now_ms))  # with one
+                await _until(lambda: _count(rig, "wall_built") > media.hand, 20)
             dice = [e for e in truth if e.type == "dice_rolled"]
             for e in dice[_count(rig, "dice_rolled") :]:
                 d1, d2 = e.payload.dice  # type: ignore[attr-defined]
@@ -241,7 +249,7 @@ class DemoTable:
             await _until(lambda: _count(rig, "dice_rolled") >= len(dice), 20)
             while rig.clock.now() < t_audio0 + LEAD_S:
                 await asyncio.sleep(0.02)
-            rig.submit("referee", Draft(events[media.deal].payload, Source.REFEREE))
+        rig.replace_input(rig.camera_input(CameraSection(source=str(camera))))
         length = events[-1].ts - events[media.deal].ts
         rec.finished = await _until(
             lambda: sum(o.type == "hand_ended" for o in rig.outputs) > media.hand,

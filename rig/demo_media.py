@@ -40,7 +40,7 @@ ACTIONS = ("draw", "replacement_draw", "discard", "chow", "pung", "kong", "win")
 
 
 HANDS = 4  # a simulated session of the demo: one round (the smoke plays its first hand)
-SETUP = ("session_started", "seat_draw", "wall_built")  # the referee's entries before a deal
+SETUP = ("session_started", "seat_draw", "wall_built")  # the events that open a hand
 
 
 @dataclass(frozen=True)

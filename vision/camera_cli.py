@@ -15,17 +15,26 @@ from referee.fusion import Fusion
 from referee.logread import read_log_file
 from vision.calibrate import Calibration, CalibrationError, calibrate, from_corners
 from vision.camera import TableReader
-from vision.camera_eval import engine_from, read_truth, run_frames, score, setup_events
+from vision.camera_eval import (
+    Others,
+    engine_from,
+    read_truth,
+    run_frames,
+    score,
+    setup_events,
+    split_setup,
+)
 from vision.capture import CaptureError, live_frames, read_file
 from vision.detect import TileRecognizer
 from vision.onnx_model import ModelError
 from vision.synth.video import POSES, STYLES, RenderSpec, render_video
 
 EXAMPLES = """examples:
-  mjref simulate --hands 1 --seed 3 --out game.jsonl
+  mjref simulate --hands 2 --seed 3 --out game.jsonl
+  mjref simulate --hands 2 --seed 3 --view setup --out setup.jsonl   # what the table knows
   mjref vision render game.jsonl --out game.mp4 --truth truth.jsonl --style text --camera low
   mjref vision calibrate game.mp4 --out cal.json
-  mjref vision run game.mp4 --setup game.jsonl --events-out camera.jsonl
+  mjref vision run game.mp4 --setup setup.jsonl --events-out camera.jsonl
   mjref vision eval game.mp4 --truth truth.jsonl --json
 """
 
@@ -62,7 +71,17 @@ def register(subparsers: Any) -> None:
     run.add_argument(
         "--profile", type=Path, metavar="PROFILE_DIR", help="venue profile (mjref tiles enrol)"
     )
-    run.add_argument("--setup", type=Path, help="log whose events up to the deal set the hand up")
+    run.add_argument(
+        "--setup",
+        type=Path,
+        help="what the table knows of the session: players, seats, each hand's wall and dice "
+        "(or a log up to a deal whose tiles were seen)",
+    )
+    run.add_argument(
+        "--start",
+        type=float,
+        help="the setup log's time of the video's first frame (default: the first wall broken)",
+    )
     run.add_argument("--events-out", type=Path, metavar="LOG.jsonl")
     run.add_argument(
         "--show",
@@ -144,9 +163,8 @@ def _run(args: argparse.Namespace) -> int:
             if isinstance(exc, CalibrationError | ModelError)
             else f"{args.setup}: cannot read the setup log ({exc})"
         )
-    deal = next((i for i, e in enumerate(setup) if e.type == "deal"), len(setup) - 1)
-    table, seq = engine_from(setup[: deal + 1])
-    t0 = setup[deal].ts if setup else 0.0  # the video starts at the deal, on the log's clock
+    before, later, t0 = split_setup(setup, args.start)  # t0: the first frame, on the log's clock
+    table, seq = engine_from(before)
     show = Path(f"{args.source}.show.jpg") if args.show else None
     shown = [-1.0]
 
@@ -157,15 +175,22 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         with open(args.events_out or os.devnull, "w") as out:
-            for event in setup[: deal + 1]:  # the log replays on its own (mjref replay)
+            for event in before:  # the log replays on its own (mjref replay)
                 print(event.to_json(), file=out)
             fusion = Fusion(table, seq, on_event=lambda e: print(e.to_json(), file=out))
+            others = Others(fusion, later)  # the next hands' walls and dice, in their time
             source = (
                 read_file(Path(args.source), t0)
                 if not args.source.isdigit() and ("://" not in args.source)
                 else live_frames(args.source)
             )
-            result = run_frames(source, reader, fusion, on_frame=on_frame)
+
+            def each_frame(number: int, t: float, frame: Any) -> None:
+                on_frame(number, t, frame)
+                for event in others.until(t):
+                    print(event.to_json(), file=out)
+
+            result = run_frames(source, reader, fusion, on_frame=each_frame)
     except CaptureError as exc:
         return _fail(str(exc))
     except OSError as exc:
@@ -180,10 +205,18 @@ def _run(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     try:
         header, actions, truth = read_truth(args.truth)
-        table, seq = engine_from(setup_events(header))
-        fusion = Fusion(table, seq)
         t0 = truth[min(truth)]["t"] if truth else 0.0  # the video's first frame on the log's clock
-        result = run_frames(read_file(args.video, t0), _reader(None), fusion, truth)
+        before, later, _ = split_setup(setup_events(header), t0)
+        table, seq = engine_from(before)
+        fusion = Fusion(table, seq)
+        others = Others(fusion, later)
+        result = run_frames(
+            read_file(args.video, t0),
+            _reader(None),
+            fusion,
+            truth,
+            on_frame=lambda _n, t, _f: others.until(t),
+        )
     except (ValueError, CaptureError) as exc:
         return _fail(str(exc))
     figures = score(result, actions)

@@ -6,7 +6,7 @@ import json
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,12 +46,53 @@ def engine_from(setup: Iterable[Event]) -> tuple[Table, int]:
     return table, seq + 1
 
 
+@dataclass
+class Others:
+    """Events of the table's other sources (the table link's walls and dice, a referee's
+    entries), followed by fusion when the video reaches their time and numbered on in its
+    record, as the rig's sequencer numbers them."""
+
+    fusion: Fusion
+    waiting: list[Event]
+    followed: list[Event] = field(default_factory=list)
+
+    def until(self, t: float) -> list[Event]:
+        """Follow the events up to ``t``; returns them as numbered in the record."""
+        now: list[Event] = []
+        while self.waiting and self.waiting[0].ts <= t:
+            event = self.waiting.pop(0).model_copy(update={"seq": self.fusion.next_seq})
+            self.fusion.follow(event)
+            now.append(event)
+        self.followed += now
+        return now
+
+
+def split_setup(
+    setup: Sequence[Event], start: float | None = None
+) -> tuple[list[Event], list[Event], float]:
+    """A setup log cut where its video starts: the events before the first frame (for the
+    engine), those told later (:class:`Others`), and the first frame's time on the log's clock.
+    A log with a deal (a simulation's, a referee's entries) starts its video at the deal; a
+    hidden one (players, seats, each hand's wall and dice: ``referee.game.seen.TABLE_KNOWS``)
+    at ``start``, else when the first wall was broken (its second roll): the camera sees the
+    deal go face down into the racks."""
+    events = list(setup)
+    deal = next((i for i, e in enumerate(events) if e.type == "deal"), None)
+    if deal is not None and start is None:
+        return events[: deal + 1], events[deal + 1 :], events[deal].ts
+    if start is None:
+        rolls = [i for i, e in enumerate(events) if e.type == "dice_rolled"]
+        start = events[rolls[1]].ts if len(rolls) > 1 else (events[-1].ts if events else 0.0)
+    cut = sum(e.ts <= start for e in events)
+    return events[:cut], events[cut:], start
+
+
 def run_frames(
     frames: Iterable[tuple[int, float, np.ndarray]],
     reader: TableReader,
     fusion: Fusion,
     truth: dict[int, dict[str, Any]] | None = None,
-    on_frame: Callable[[int, float, np.ndarray], None] | None = None,
+    on_frame: Callable[[int, float, np.ndarray], object] | None = None,
 ) -> RunResult:
     """Feed frames through reader and fusion; with truth, count right slots on settled frames."""
     result = RunResult(fusion, reader)
@@ -141,8 +182,9 @@ def action_key(event: Event) -> tuple[str, str, str | None]:
     return event.type, seat, tile_name(tile) if isinstance(tile, int) else None
 
 
-def score(result: RunResult, actions: list[dict[str, Any]]) -> dict[str, float]:
-    """slot_accuracy, action_precision, action_recall, latency_median_s, fps."""
+def score(result: RunResult, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """slot_accuracy, action_precision, action_recall, latency_median_s, fps; ``by_kind``:
+    (found, true) actions of each kind."""
     got = [
         e
         for e in as_corrected(result.fusion.events)
@@ -151,13 +193,17 @@ def score(result: RunResult, actions: list[dict[str, Any]]) -> dict[str, float]:
     used: set[int] = set()
     latencies: list[float] = []
     right = 0
+    by_kind: dict[str, list[int]] = {}  # kind → [found, true]
     for a in actions:
         want = (a["type"], a["seat"], a["tile"] if a["type"] in ("discard", "kong") else None)
+        tally = by_kind.setdefault(a["type"], [0, 0])
+        tally[1] += 1
         for i, e in enumerate(got):
             if i in used or action_key(e) != want or abs(e.ts - a["t"]) > MATCH_S:
                 continue
             used.add(i)
             right += 1
+            tally[0] += 1
             latencies.append(max(0.0, e.ts - a["t"]))
             break
     return {
@@ -169,4 +215,5 @@ def score(result: RunResult, actions: list[dict[str, Any]]) -> dict[str, float]:
         "frames": result.frames,
         "alerts": len(result.fusion.alerts),
         "classified": result.reader.reads,
+        "by_kind": {k: (v[0], v[1]) for k, v in by_kind.items()},
     }

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -48,13 +48,26 @@ def open_source(source: str) -> Reader:
     return cv2.VideoCapture(source)
 
 
+def _frame_rate(cap: Any) -> float:
+    fps = float(cap.get(cv2.CAP_PROP_FPS)) if isinstance(cap, cv2.VideoCapture) else 0.0
+    return fps if fps > 0 else 10.0
+
+
+def frame_rate(path: Path) -> float:
+    """The frames per second :func:`read_file` times a file's frames by."""
+    cap = open_source(str(path))
+    try:
+        return _frame_rate(cap)
+    finally:
+        cap.release()
+
+
 def read_file(path: Path, t0: float = 0.0) -> Iterator[tuple[int, float, np.ndarray]]:
     """(frame number, ``t0`` + time from the file's frame rate, RGB frame) of a video file."""
     cap = open_source(str(path))
     if not cap.isOpened():
         raise CaptureError(f"{path}: not a video OpenCV can open (corrupt or not a video?)")
-    fps = float(cap.get(cv2.CAP_PROP_FPS)) if isinstance(cap, cv2.VideoCapture) else 0.0
-    fps = fps if fps > 0 else 10.0
+    fps = _frame_rate(cap)
     n = 0
     try:
         while True:

@@ -27,7 +27,7 @@ from referee.fusion import Fusion, FusionAlert
 from referee.review.diff import Rederived, compare
 from vision.calibrate import Calibration, CalibrationError
 from vision.camera import TableReader
-from vision.camera_eval import engine_from, run_frames
+from vision.camera_eval import Others, engine_from, run_frames
 from vision.capture import CaptureError, read_file
 from vision.detect import TileRecognizer
 from vision.onnx_model import ModelError
@@ -87,7 +87,6 @@ def rederive(
     if deal is None:
         raise RederiveError(f"{log}: no deal; the camera's record starts at the deal")
     setup = list(events[: deal + 1])
-    others = [e for e in events[deal + 1 :] if e.source is not Source.VISION]
     if frames is None:
         frames = read_file(find_video(log, video), setup[-1].ts)
     if not models.is_dir():
@@ -99,24 +98,16 @@ def rederive(
         raise RederiveError(str(exc)) from None
     table, seq = engine_from(setup)
     fusion = Fusion(table, seq)
-    followed: list[Event] = []
-
-    def follow(until: float) -> None:
-        """Events of the other sources, in their time, numbered on in the new record."""
-        while others and others[0].ts <= until:
-            ev = others.pop(0).model_copy(update={"seq": fusion.next_seq})
-            fusion.follow(ev)
-            followed.append(ev)
-
+    others = Others(fusion, [e for e in events[deal + 1 :] if e.source is not Source.VISION])
     try:
         run_frames(
             frames,
             TableReader(recognizer, cal),
             fusion,
-            on_frame=lambda _n, t, _f: follow(t),
+            on_frame=lambda _n, t, _f: others.until(t),
         )
     except CaptureError as exc:
         raise RederiveError(str(exc)) from None
-    follow(float("inf"))
-    new = sorted([*setup, *fusion.events, *followed], key=lambda e: e.seq)
+    others.until(float("inf"))
+    new = sorted([*setup, *fusion.events, *others.followed], key=lambda e: e.seq)
     return Report(new, compare(events, new), list(fusion.alerts))

@@ -8,10 +8,12 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from referee.events import (
+    Deal,
     Discard,
     DiscardCorrected,
     Draw,
     Event,
+    ExhaustiveDraw,
     HandRevealed,
     Kong,
     KongKind,
@@ -31,7 +33,7 @@ from referee.fusion.record import (
     told,
 )
 from referee.fusion.seen import UNSEEN_P, Option, SlotSeen, ZoneSeen
-from referee.game.state import Phase
+from referee.game.state import Phase, SeatState
 from referee.hands import MeldKind, Relative, Wind
 from referee.tiles import NUM_KINDS, Tile
 
@@ -39,6 +41,9 @@ REVEAL_KEY = -1  # the pending key of a hand's reveal (meld keys count from 0)
 REVEALED = 8  # face-up tiles in a hand zone that mean the hand was laid down (at most)
 WALL_RECENT_S = 5.0  # a wall change this recent times the draw that a discard implies
 DRAW_UNSEEN_S = 3.0  # a discard whose draw the wall did not show waits this long for a claim
+RIVERBED_S = 6.0  # the riverbed tile lying this long unwon: the hand is drawn
+DEAL_STACKS = 26  # stacks the deal empties (53 tiles: 26 and a half)
+RACK_FILLED = 10  # tiles standing in a hand zone that show the deal was taken
 UNSEEN_DISCARD = 0.1  # a claim of a discard the camera never saw weighs this much less
 
 
@@ -62,19 +67,23 @@ class Fusion(Record):
         obs = self._by_seat(obs)
         self.now = max(self.now, obs.ts)
         self._retry()
+        self._riverbed_passed()
         cite = self._log(
             Observation(sensor="camera", kind="zone", data=obs.to_data()), obs.ts, obs.evidence
         )
+        was = self.wall_counts.get(obs.seat)
+        if obs.zone == "wall" and obs.count is not None:
+            self.wall_counts[obs.seat] = obs.count
+        if self._deal_seen(obs):
+            # the deal went face down into the racks: the record knows it happened, not what
+            self._record(self._event(Deal(), obs.ts, (cite, obs.evidence), 1.0))
         before = self.zones.get((obs.seat, obs.zone), {})
         now = {s.index: s for s in obs.slots}
         self.zones[(obs.seat, obs.zone)] = now
         if obs.zone == "wall":
-            was = self.wall_counts.get(obs.seat)
-            if obs.count is not None:
-                self.wall_counts[obs.seat] = obs.count
-                if was is not None and obs.count <= was:  # a tile taken: a draw's time
-                    self.wall_taken[obs.seat] = (obs.ts, obs, cite)
-                    self._retry()
+            if obs.count is not None and was is not None and obs.count <= was:
+                self.wall_taken[obs.seat] = (obs.ts, obs, cite)  # a tile taken: a draw's time
+                self._retry()
             return
         if obs.zone == "river":
             for index in sorted(set(now) - set(before)):
@@ -89,16 +98,47 @@ class Fusion(Record):
                 self._attempt(lambda: [Option([exposed], 1.0)], obs, cite)
         elif obs.zone == "hand":
             faces = [s for s in obs.slots if s.tile is not None]
+            if self._unseen_hand(obs.seat):
+                if len(faces) >= self._laid_down(obs.seat) and obs.seat not in self.won:
+                    self._shown_win(obs, faces, cite)
+                return
             if len(faces) >= self._laid_down(obs.seat) and obs.seat not in self.winning:
                 self._win(obs, cite)
             if obs.seat in self.winning and obs.seat not in self.revealed:
                 self._reveal(obs, faces, cite)
 
+    def _riverbed_passed(self) -> None:
+        """The riverbed tile lay ``RIVERBED_S`` and nobody won on it: the hand is drawn
+        (WMC-6.3) — a win on it is claimed at once, nothing else may be."""
+        hand = self.table.state.hand
+        if (
+            hand is not None
+            and hand.phase is Phase.WINDOW
+            and hand.riverbed
+            and not self.pending
+            and not self.winning
+            and self.now - self.action_ts >= RIVERBED_S
+        ):
+            self._record(self._event(ExhaustiveDraw(), self.action_ts + RIVERBED_S, (), 1.0))
+
+    def _deal_seen(self, obs: ZoneSeen) -> bool:
+        """The wall is broken and not yet dealt (the deal goes face down, so nobody logs it),
+        and the camera sees it dealt: a rack filled, tiles in play, or the walls short of the
+        stacks the deal takes (WMC-3.4: 13 for each seat, and East's 14th)."""
+        hand = self.table.state.hand
+        if hand is None or hand.phase is not Phase.DEAL:
+            return False
+        if obs.zone == "wall":
+            sides = hand.wall.stacks_per_side
+            standing = self.wall_counts.values()
+            return len(self.wall_counts) == 4 and sum(standing) <= 4 * sides - DEAL_STACKS
+        return len(obs.slots) >= (RACK_FILLED if obs.zone == "hand" else 1)
+
     def _laid_down(self, seat: Wind) -> int:
         """Face-up tiles in a hand zone that mean the hand was laid down: ``REVEALED``, or all
         the seat holds concealed (a hand after three melds holds four, five with the win)."""
         hand = self.table.state.hand
-        held = sum(hand.seats[seat].counts[:NUM_KINDS]) if hand is not None else REVEALED
+        held = _concealed(hand.seats[seat]) if hand is not None else REVEALED
         return min(REVEALED, max(2, held))
 
     def prime(self, obs: ZoneSeen) -> None:
@@ -130,7 +170,8 @@ class Fusion(Record):
     def follow(self, event: Event) -> None:
         """An event from another source of the same session (the table link's wall and dice,
         a heard call, a referee): fusion's engine sees it too, and the seq continues after it."""
-        if event.type == "deal":  # a new hand: nobody has won it, its seats sit elsewhere
+        if event.type in ("wall_built", "deal"):  # a new hand: nobody has won it yet, and its
+            # seats sit elsewhere
             self.winning, self.won, self.revealed = set(), set(), set()
             self.doubts, self.discard_read = [], None
             self.zones, self.wall_counts, self.wall_taken, self.melds_used = {}, {}, {}, {}
@@ -156,6 +197,7 @@ class Fusion(Record):
         """The input ended (or paused): actions still waiting for a legal order are alerts."""
         self.now = max(self.now, ts + DRAW_UNSEEN_S)
         self._retry()
+        self._riverbed_passed()
         hand = self.table.state.hand
         taken = self._wall_change()
         if (
@@ -198,7 +240,8 @@ class Fusion(Record):
                 options.append(Option([*before, discard], p, ((seen.index, tile, False),)))
             if me is not None:  # the tiles held that the camera did not name weigh too
                 named = {t for t, _ in seen.readings()}
-                held = {t for t in range(NUM_KINDS) if me.counts[t]} | set(me.penalty_live)
+                might = me.might_hold()  # a hand nobody saw may hold any tile not all in sight
+                held = {t for t in range(NUM_KINDS) if might[t]} | set(me.penalty_live)
                 unnamed = len(held - named) + len(before)  # (and the tile drawn first)
                 options.append(Option([], unnamed * UNSEEN_P))
             return options
@@ -332,6 +375,51 @@ class Fusion(Record):
         self.winning.add(obs.seat)
         self._attempt(plan, obs, cite, done=lambda: self.won.add(obs.seat))
 
+    def _unseen_hand(self, seat: Wind) -> bool:
+        hand = self.table.state.hand
+        return hand is not None and hand.seats[seat].hidden > 0
+
+    def _shown_win(self, obs: ZoneSeen, faces: list[SlotSeen], cite: str) -> None:
+        """A hand nobody has seen into, laid down face up: the win and the hand shown are one
+        reading (the rules rule the win on the hand), read again at each observation until it
+        holds as many tiles as the winner holds (with the tile won on a discard). Its tiles may
+        show the last discard misread: the tile he won on is among them."""
+        seat, key = obs.seat, (obs.seat, REVEAL_KEY)
+        tiles = tuple(sorted(s.tile for s in faces if s.tile is not None))
+        self.pending = [p for p in self.pending if p.key != key]
+
+        def plan() -> list[Option]:
+            hand = self.table.state.hand
+            if hand is None or seat in self.won:
+                return []
+            recent = self._wall_change(obs.ts) is not None
+            before = self._draw_before(seat, own_turn=recent)
+            if hand.last_discard is None and not before:
+                before = self._draw_before(seat)
+            held = _concealed(hand.seats[seat]) + len(before)
+            if len(tiles) not in (held, held + 1):
+                return []  # still being laid down (or a tile not read): a later reading
+            shown: list[Payload] = [WinDeclared(seat=seat), HandRevealed(seat=seat, tiles=tiles)]
+            options = [Option([*before, *shown], 1.0)]
+            read = self.discard_read
+            if before or hand.last_discard is None or read is None:
+                return options
+            source, recorded = hand.last_discard
+            if read.seat is source and obs.ts - read.ts <= PENDING_S:
+                for tile in sorted(set(tiles) - {recorded}):
+                    ratio = read.slot.likelihood(tile) / read.slot.likelihood(recorded)
+                    corrected = DiscardCorrected(seat=source, tile=tile)
+                    options.append(Option([corrected, *shown], ratio))
+            return options
+
+        def done() -> None:
+            self.won.add(seat)
+            self.revealed.add(seat)
+
+        self.winning.add(seat)
+        why = f"{seat.name}'s hand shows {len(tiles)} tiles face up, not a hand it may win with"
+        self._attempt(plan, obs, cite, key, done, why)
+
     def _reveal(self, obs: ZoneSeen, faces: list[SlotSeen], cite: str) -> None:
         """The winner's hand as now read replaces a reading still waiting: it is revealed once
         it holds as many tiles as the record says the winner holds (then read whole)."""
@@ -343,7 +431,12 @@ class Fusion(Record):
             hand = self.table.state.hand
             if seat not in self.won or hand is None:
                 return []
-            if len(tiles) != sum(hand.seats[seat].counts[:NUM_KINDS]):
+            me = hand.seats[seat]
+            held = _concealed(me)
+            if hand.pending_win is not None:  # ruled at the reveal: with the tile won on
+                own_turn = hand.phase is Phase.DISCARD and hand.turn is seat
+                held += 0 if own_turn else 1
+            if len(tiles) != held:
                 return []  # still being laid down (or a tile not read): a later reading
             return [Option([HandRevealed(seat=seat, tiles=tiles)], 1.0)]
 
@@ -388,6 +481,11 @@ class Fusion(Record):
             item.obs,
             item.cite,
         )
+
+
+def _concealed(me: SeatState) -> int:
+    """The tiles a seat holds concealed: those the record knows and those nobody has seen."""
+    return sum(me.counts[:NUM_KINDS]) + me.hidden
 
 
 class DiscardRead(NamedTuple):

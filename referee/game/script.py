@@ -1,11 +1,14 @@
 """Hand-written games in one line per action — for tests, docs and referees' what-ifs.
 
 ``Script().start(E="…", S="…", W="…", N="…")`` opens a session with the given dealt hands (an
-unseen wall, WMC-3.4); then ``s.do("S draw 5p")``, ``s.do("W call pung")``, ``s.do("W pung")``,
-``s.do("N chow 345m")``, ``s.do("E kong concealed 7s")``, ``s.do("E win")``,
+unseen wall, WMC-3.4) — ``Script().start()`` with none, a deal face down as at a real table
+(``counts``: the racks counted); then ``s.do("S draw 5p")`` (``"S draw"``: face down),
+``s.do("W call pung")``, ``s.do("W pung")``, ``s.do("N chow 345m")``,
+``s.do("E kong concealed 7s")``, ``s.do("E win")``, ``s.do("S reveal 234m…")`` (the hand shown),
 ``s.do("N pung 556p")`` (tiles as exposed: a wrong meld), ``s.do("N correct 555p")``,
-``s.do("exhaustive_draw")``. Each line becomes one event (seq and ts counted up) applied to the
-engine; the :class:`~referee.game.table.Step` comes back.
+``s.do("W rack 14")`` (the camera counted a rack), ``s.do("exhaustive_draw")``. Each line
+becomes one event (seq and ts counted up) applied to the engine; the
+:class:`~referee.game.table.Step` comes back.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from referee.events import (
     MeldCorrected,
     Payload,
     Pung,
+    RackCounted,
     ReplacementDraw,
     SeatDraw,
     SessionStarted,
@@ -64,20 +68,21 @@ class Script:
         self.events.append(ev)
         return self.table.apply(ev)
 
-    def start(self, **hands: str) -> Step:
+    def start(self, counts: dict[str, int] | None = None, **hands: str) -> Step:
         """Session, seat draw (players keep their places), unseen wall, break, deal."""
         self.push(
             SessionStarted(profile=self.profile_name, players=("Ann", "Bo", "Chen", "Dai"))  # type: ignore[arg-type]
         )
         self.push(SeatDraw(roller=0, roll1=5, roll2=5, winds=(Wind.E, Wind.S, Wind.W, Wind.N)))
-        return self.next_hand(**hands)
+        return self.next_hand(counts, **hands)
 
-    def next_hand(self, **hands: str) -> Step:
+    def next_hand(self, counts: dict[str, int] | None = None, **hands: str) -> Step:
         self.push(WallBuilt())
         self.push(DiceRolled(seat=Wind.E, dice=(3, 2)))
         self.push(DiceRolled(seat=Wind.E, dice=(1, 1)))
         dealt = {Wind[k]: tuple(parse_tiles(v)) for k, v in hands.items()}
-        return self.push(Deal(hands=dealt))
+        racks = {Wind[k]: n for k, n in counts.items()} if counts else None
+        return self.push(Deal(hands=dealt or None, counts=racks))
 
     def do(self, line: str, *, at: float | None = None) -> Step:
         return self.push(parse_action(line), at=at)
@@ -123,6 +128,8 @@ def parse_action(line: str) -> Payload:
         if args:
             fields["tile"] = parse_tile(args[0])
         return WinDeclared(**fields)
+    if action == "rack":  # the camera counted a rack: "W rack 14"
+        return RackCounted(seat=seat, count=int(args[0]))
     if action == "reveal":
         return HandRevealed(seat=seat, tiles=tuple(parse_tiles(args[0])))
     raise ValueError(f"unknown action {action!r} in {line!r}")

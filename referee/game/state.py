@@ -7,14 +7,16 @@ canonical snapshot: replaying a log must give the same dict as the live table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
-from referee.events import CallKind
+from referee.events import CallKind, WinDeclared
 from referee.game.alerts import Alert
+from referee.game.claims import chow_options
 from referee.game.profile import Profile
-from referee.game.wall import Wall
+from referee.game.wall import UNKNOWN, Wall
 from referee.hands import Meld, WinBy, Wind
 from referee.penalties import PenaltyLedger
 from referee.scoring.result import PatternScore
@@ -43,13 +45,17 @@ class TurnStart(IntEnum):
 
 
 class SeatState:
-    """One player's tiles in the current hand; ``counts`` are the concealed tiles by kind."""
+    """One player's tiles in the current hand. The concealed part is ``counts`` (the tiles the
+    record knows by face, by kind) plus ``hidden`` (tiles nobody has seen: at a real table the
+    deal and every draw go face down into the rack, so a seat's concealed tiles are a count and
+    what must be there until they are shown)."""
 
     __slots__ = (
         "bars",
         "counts",
         "dead",
         "flowers",
+        "hidden",
         "melds",
         "penalty_dead",
         "penalty_live",
@@ -59,6 +65,7 @@ class SeatState:
 
     def __init__(self) -> None:
         self.counts: list[int] = [0] * COUNTS
+        self.hidden = 0
         self.melds: list[Meld] = []
         self.flowers: list[Tile] = []
         self.river: list[Tile] = []
@@ -90,6 +97,57 @@ class SeatState:
     def penalty(self) -> list[Tile]:
         return self.penalty_live + self.penalty_dead
 
+    # ---- the concealed part: known tiles and hidden ones --------------------------------------
+
+    def unseen_in(self, tiles: Sequence[Tile]) -> list[Tile]:
+        """Those of ``tiles`` the known concealed tiles cannot supply: shown now, they come
+        from the hidden part (and become visible for the first time)."""
+        out: list[Tile] = []
+        for t in sorted(set(tiles)):
+            out += [t] * max(0, tiles.count(t) - self.counts[t])
+        return out
+
+    def holds(self, tiles: Sequence[Tile]) -> bool:
+        """The concealed part can hold ``tiles``: the known ones, the rest among the hidden."""
+        return len(self.unseen_in(tiles)) <= self.hidden
+
+    def take(self, tiles: Sequence[Tile]) -> None:
+        """Remove ``tiles`` (which it :meth:`holds`): known copies first, then hidden ones."""
+        for t in tiles:
+            if self.counts[t] > 0:
+                self.counts[t] -= 1
+            else:
+                self.hidden -= 1
+
+    def add(self, tile: Tile) -> None:
+        """A tile into the concealed part: ``UNKNOWN`` (a face-down draw) is a hidden one."""
+        if tile == UNKNOWN:
+            self.hidden += 1
+        else:
+            self.counts[tile] += 1
+
+    def remove(self, tile: Tile) -> None:
+        """The inverse of :meth:`add`: a drawn tile back to the wall."""
+        if tile == UNKNOWN:
+            self.hidden -= 1
+        else:
+            self.counts[tile] -= 1
+
+    def might_hold(self) -> list[int]:
+        """Per kind, the most copies the concealed part may hold: what claim options are
+        searched on (:meth:`holds` then says whether the hidden count allows one)."""
+        if not self.hidden:
+            return self.counts
+        return [min(4, n + self.hidden) for n in self.counts]
+
+    def chows(self, tile: Tile) -> list[tuple[Tile, Tile, Tile]]:
+        """The runs with ``tile`` this seat's concealed part can complete (WMC-5.4)."""
+        return [
+            run
+            for run in chow_options(self.might_hold(), tile)
+            if self.holds([t for t in run if t != tile])
+        ]
+
     @property
     def concealed(self) -> list[Tile]:
         return [t for t, n in enumerate(self.counts) for _ in range(n)]
@@ -99,6 +157,7 @@ class SeatState:
         """WMC-10.1 count: concealed tiles + 3 per meld (a kong counts as 3), flowers aside."""
         return (
             sum(self.counts[:NUM_KINDS])
+            + self.hidden
             + 3 * (len(self.melds) + len(self.wrong_melds))
             + len(self.penalty_live)
             + len(self.penalty_dead)
@@ -107,6 +166,7 @@ class SeatState:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "concealed": format_tiles(self.concealed),
+            **({"hidden": self.hidden} if self.hidden else {}),
             "melds": [
                 {
                     "kind": str(m.kind),
@@ -231,6 +291,16 @@ class OpenChow:
     gap: float
 
 
+@dataclass(frozen=True, slots=True)
+class PendingWin:
+    """A win declared by a seat with hidden tiles: nothing can be checked or scored until the
+    hand is shown (WMC-7.4, ``hand_revealed``); ``seq``/``ts`` are the win's."""
+
+    win: WinDeclared
+    seq: int
+    ts: float
+
+
 class HandState:
     """One hand: the wall, four seats and whose turn it is."""
 
@@ -250,11 +320,13 @@ class HandState:
         "drawn",
         "early_replacement",
         "last_discard",
+        "last_from_hidden",
         "marks",
         "number",
         "open_chow",
         "own_call",
         "penalty_discard",
+        "pending_win",
         "phase",
         "pre_play",
         "replacing",
@@ -292,6 +364,8 @@ class HandState:
         self.unmerged: Tile | None = None  # the next player's draw not yet merged (WMC-4.4)
         self.discards: list[tuple[Wind, Tile]] = []  # the hand's discard history (WMC-12.4)
         self.penalty_discard = False  # the last discard was a penalty tile (WMC-9.2)
+        self.last_from_hidden = False  # the last discard came out of the hidden tiles
+        self.pending_win: PendingWin | None = None  # a win waiting for its hand (WMC-7.4)
         self.claims_made = 0
         self.pre_play = True  # nothing discarded yet (heaven, earth, flower exchange)
         self.seabed_seat: Wind | None = None  # drew the seabed (WMC-6.2)
@@ -312,7 +386,7 @@ class HandState:
         total = self.wall.remaining
         for s in self.seats:
             total += sum(len(tiles) for _kind, tiles in s.wrong_melds)
-            total += sum(s.counts) + len(s.flowers) + len(s.river)
+            total += sum(s.counts) + s.hidden + len(s.flowers) + len(s.river)
             total += len(s.penalty_live) + len(s.penalty_dead)
             total += sum(len(m.tiles) for m in s.melds)
         return total

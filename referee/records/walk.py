@@ -15,6 +15,7 @@ from referee.events import Call, CallKind, DiscardCorrected, Event, KongKind
 from referee.game.claims import chow_options
 from referee.game.state import HandResult, HandState
 from referee.game.table import Table
+from referee.game.wall import UNKNOWN
 from referee.hands import Wind
 from referee.tiles import NUM_KINDS, Tile
 
@@ -90,6 +91,8 @@ def walk(events: Sequence[Event]) -> Walked:
     cur: HandLog | None = None
     exchange = False
     calls: dict[Wind, CallKind] = {}
+    waiting: tuple[Event, tuple[list[int], tuple[Wind, Tile] | None], dict[Wind, CallKind]] | None
+    waiting = None
     for ev in events:
         st = table.state
         hand = st.hand
@@ -104,6 +107,12 @@ def walk(events: Sequence[Event]) -> Walked:
             continue
         out.profile = table.state.profile.name
         hand = table.state.hand
+        if ev.type == "win" and hand is not None and hand.pending_win is not None:
+            waiting = (ev, before, dict(calls))  # ruled when the hand is shown (WMC-7.4)
+            continue
+        if ev.type == "hand_revealed" and waiting is not None:
+            ev, before, calls = waiting  # the win, as of its own event
+            waiting = None
         if ev.type == "wall_built":
             st = table.state
             cur = HandLog(len(st.results), st.prevalent, st.dealer_place)
@@ -163,7 +172,8 @@ def _deal_snapshot(cur: HandLog, hand: HandState) -> None:
         me = hand.seats[seat]
         cur.flowers[seat] = len(me.flowers)
         if exchanged or seat not in cur.hands:
-            cur.hands[seat] = [t for t in range(NUM_KINDS) for _ in range(me.counts[t])]
+            known = [t for t in range(NUM_KINDS) for _ in range(me.counts[t])]
+            cur.hands[seat] = known + [UNKNOWN] * me.hidden  # dealt face down: never seen
 
 
 def _named(hand: HandState, seat: Wind, call: CallKind, tile: Tile) -> Tile:
@@ -194,7 +204,7 @@ def _act(ev: Event, before: tuple[list[int], tuple[Wind, Tile] | None], hand: Ha
     counts, claimable = before
     if ev.type in ("draw", "replacement_draw"):
         now = hand.seats[seat].counts
-        tile = next(t for t in range(len(now)) if now[t] > counts[t])
+        tile = next((t for t in range(len(now)) if now[t] > counts[t]), UNKNOWN)  # face down?
         return Act(ev.type, seat, tile)
     if ev.type in ("discard", "flower"):
         return Act(ev.type, seat, p.tile)  # type: ignore[attr-defined]

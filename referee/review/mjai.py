@@ -40,7 +40,15 @@ from referee.events import Event, KongKind
 from referee.game.profile import PROFILES
 from referee.hands import Wind
 from referee.records.walk import Act, HandLog, walk
-from referee.tiles import tile_name
+from referee.tiles import Tile, tile_name
+
+UNSEEN = "?"
+"""mjai's name for a tile whose face is not known (another player's draw): a tile no sensor saw
+(the deal and the draws at a real table, face down until shown)."""
+
+
+def _pai(tile: Tile) -> str:
+    return tile_name(tile) if tile >= 0 else UNSEEN
 
 
 class MjaiError(ValueError):
@@ -63,6 +71,13 @@ def to_mjai(
         )
     notes = list(walked.notes)
     notes.append("dora_marker omitted: WMC and MCR have no dora")
+    unseen = sum(t < 0 for h in walked.hands for tiles in h.hands.values() for t in tiles)
+    unseen += sum(a.tile < 0 for h in walked.hands for a in h.acts if "draw" in a.kind)
+    if unseen:
+        notes.append(
+            f"{unseen} tile(s) dealt or drawn face down are {UNSEEN!r}: no sensor saw them "
+            "then (a tile is named once it is shown)"
+        )
     names = _names(walked.hands)
     out: list[dict[str, Any]] = [{"type": "start_game", "names": names}]
     scores = [0, 0, 0, 0]
@@ -96,6 +111,8 @@ def _unplayable(kyoku: list[dict[str, Any]]) -> str:
             continue
         given = [e["pai"]] if kind in ("dahai", "kakan") else list(e.get("consumed", []))
         for tile in given:
+            if hands[actor][tile] <= 0 < hands[actor][UNSEEN]:
+                tile = UNSEEN  # a tile that was face down until now
             if hands[actor][tile] <= 0:
                 return f"{kind} of {tile} by actor {actor}, who does not hold it"
             hands[actor][tile] -= 1
@@ -121,8 +138,10 @@ def _kyoku(
     actors = {seat: names.index(hand.players[seat]) for seat in Wind}
     tehais: list[list[str]] = [[] for _ in range(4)]
     first = tile_name(hand.first_draw) if hand.first_draw is not None else None
+    if first is None and UNSEEN in map(_pai, hand.hands.get(Wind.E, [])):
+        first = UNSEEN  # the dealer's 14th, dealt face down
     for seat in Wind:
-        tiles = [tile_name(t) for t in hand.hands.get(seat, [])]
+        tiles = [_pai(t) for t in hand.hands.get(seat, [])]
         if seat is Wind.E and first is not None and first in tiles:
             tiles.remove(first)  # the dealer's 14th tile is his first draw
         tehais[actors[seat]] = tiles
@@ -175,7 +194,11 @@ def _kyoku(
 
 def _act(act: Act, actors: dict[Wind, int], before: list[dict[str, Any]]) -> dict[str, Any] | None:
     actor = actors[act.seat]
-    pai = tile_name(act.tile) if act.tile >= 0 else None
+    pai = (
+        _pai(act.tile)
+        if act.kind in ("draw", "replacement_draw")
+        else (tile_name(act.tile) if act.tile >= 0 else None)
+    )
     target = actors[act.source] if act.source is not None else actor
     if act.kind in ("draw", "replacement_draw"):
         return {"type": "tsumo", "actor": actor, "pai": pai}

@@ -97,6 +97,8 @@ def _describe(ev: Event, st: TableState) -> str:
         what = ""
         if isinstance(tile, int):
             what = " " + tile_name(tile)
+        elif ev.type in ("draw", "replacement_draw"):
+            what = " (face down: not seen)"
         if tiles:
             what = " " + format_tiles(tiles)
         if ev.type == "kong":
@@ -114,7 +116,7 @@ def _describe(ev: Event, st: TableState) -> str:
     if ev.type == "dice_rolled":
         return f"{_who(st, seat)} rolls {p.dice}"  # type: ignore[attr-defined]
     if ev.type == "deal":
-        return "tiles dealt"
+        return "tiles dealt" if p.hands else "tiles dealt face down (not seen)"  # type: ignore[attr-defined]
     if ev.type in ("penalty_decision", "penalty_proposed", "referee_decision", "hand_ruled"):
         data = p.model_dump(mode="json")
         return f"referee: {ev.type} " + ", ".join(f"{k}={v}" for k, v in data.items() if v)

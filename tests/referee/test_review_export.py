@@ -15,11 +15,12 @@ import pytest
 from referee.duties import replay
 from referee.events import Discard, DiscardCorrected, Event, Source, make_event
 from referee.game.inject import IrregularSimulator
+from referee.game.seen import as_seen
 from referee.game.sim import Simulator
 from referee.game.table import Table
 from referee.logread import read_log_file
 from referee.records.walk import as_corrected
-from referee.review.mjai import MjaiError, to_mjai
+from referee.review.mjai import UNSEEN, MjaiError, to_mjai
 from referee.review.text import text_record
 from referee.tiles import FIRST_FLOWER, tile_name
 from rig.cli import main
@@ -118,6 +119,8 @@ def _replay_mjai(events: list[dict[str, Any]]) -> list[list[int]]:
             continue
         gone = [e["pai"]] if kind in ("dahai", "kakan") else e["consumed"]
         for tile in gone:
+            if me[tile] == 0 and me[UNSEEN] > 0:
+                tile = UNSEEN  # a tile dealt or drawn face down, shown now
             assert me[tile] > 0, e
             me[tile] -= 1
     assert events[-1] == {"type": "end_game", "scores": running}
@@ -140,6 +143,24 @@ def test_mjai_lines_replay_as_a_riichi_client_would_and_keep_the_payments() -> N
     wins = [r for r in st.results if r.winner is not None]
     assert sum(e["type"] == "hora" for e in mjai) == len(wins)
     assert any("dora_marker" in n for n in notes)
+
+
+def test_a_hidden_record_exports_its_unseen_tiles_marked_and_the_same_results() -> None:
+    full = simulated(hands=8)
+    seen = as_seen(full)
+    hidden, notes = to_mjai(seen)
+    known, _ = to_mjai(full)
+    assert [e["type"] for e in hidden] == [e["type"] for e in known]
+    assert _replay_mjai(hidden) == _replay_mjai(known)  # the same payments, hand by hand
+    first = next(e for e in hidden if e["type"] == "start_kyoku")
+    assert first["tehais"] == [[UNSEEN] * 13] * 4
+    draws = [e for e in hidden if e["type"] == "tsumo"]
+    assert draws and all(e["pai"] == UNSEEN for e in draws)
+    shown = [e["pai"] for e in hidden if e["type"] == "dahai"]
+    assert shown == [e["pai"] for e in known if e["type"] == "dahai"]  # a discard is seen
+    assert any("face down" in n and repr(UNSEEN) in n for n in notes)
+    text = text_record(seen)
+    assert "tiles dealt face down (not seen)" in text and "draws (face down: not seen)" in text
 
 
 def test_mjai_refuses_flowers_unless_dropped(

@@ -12,6 +12,7 @@ from camera_kit import game
 
 from referee.events import Event
 from referee.fusion import Fusion, SlotSeen, ZoneSeen
+from referee.game.seen import table_knows
 from referee.game.sim import Simulator
 from referee.game.table import Table
 from referee.hands import Wind
@@ -482,3 +483,54 @@ def test_an_arm_brushing_a_wall_while_claiming_times_no_draw(brushed: str) -> No
     assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
         action_key(e) for e in SMOKE if e.type in KINDS
     ]
+
+
+def hidden_run(events: list[Event]) -> Fusion:
+    """A session with the hidden setup only: what the table knows is followed at its time, and
+    the perfect camera's observations between (those of the deal included)."""
+    told = table_knows(events)
+    fusion = Fusion(Table(), 0)
+    seen = observations(events=events)
+    for item in sorted([*told, *seen], key=lambda x: (x.ts, isinstance(x, ZoneSeen))):
+        if isinstance(item, ZoneSeen):
+            fusion.observe(item)
+        else:
+            fusion.follow(item.model_copy(update={"seq": fusion.next_seq}))
+    fusion.flush(1e9)
+    return fusion
+
+
+def _results(table: Table) -> list[tuple[object, ...]]:
+    return [(r.outcome, r.winner, r.win_by, r.value, r.deltas) for r in table.state.results]
+
+
+# won (kongs of each kind among them), and drawn (11: the riverbed tile lies unwon)
+@pytest.mark.parametrize("seed", [0, 1, 3, 5, 6, 11, 15, 20, 27, 33, 36])
+def test_the_hidden_setup_and_exact_observations_give_the_hand_and_its_result(seed: int) -> None:
+    events = list(Simulator(seed=seed).run(1))
+    fusion = hidden_run(events)
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in events if e.type in KINDS
+    ]
+    deal = next(e for e in fusion.events if e.type == "deal")
+    assert deal.payload.hands is None  # type: ignore[attr-defined]  # face down: seen, not read
+    assert all(getattr(e.payload, "tile", None) is None for e in fusion.events if e.type == "draw")
+    assert not [a for a in fusion.table.state.alerts if a.rejected]
+    truth = Table()
+    for e in events:
+        truth.apply(e)
+    assert len(_results(truth)) == 1 and _results(fusion.table) == _results(truth)
+
+
+def test_one_hidden_fusion_follows_a_session_of_hands_from_the_table_link() -> None:
+    events = list(Simulator(seed=73).run(3))
+    fusion = hidden_run(events)
+    assert sum(e.type == "deal" for e in fusion.events) == 3
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in events if e.type in KINDS
+    ]
+    truth = Table()
+    for e in events:
+        truth.apply(e)
+    assert len(_results(truth)) == 3 and _results(fusion.table) == _results(truth)
+    assert fusion.table.state.scores == truth.state.scores

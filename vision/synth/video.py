@@ -29,6 +29,7 @@ import numpy as np
 from PIL import Image
 
 from referee.events import Event
+from referee.game.seen import table_knows
 from vision.calibrate import MARKER_CENTRES, MARKER_MM
 from vision.classes import BACK, class_of_label
 from vision.synth.faces import procedural_tile, tile_body
@@ -366,8 +367,8 @@ def truth_header(events: list[Event], spec: RenderSpec) -> list[dict[str, Any]]:
     hom, _ = camera_homography(POSES[spec.pose], spec.width, spec.height)
     head: dict[str, Any] = {"kind": "header", **asdict(spec), "camera": asdict(POSES[spec.pose])}
     head["homography"] = hom.round(6).tolist()
-    deal = next((i for i, e in enumerate(events) if e.type == "deal"), len(events) - 1)
-    head["setup"] = [json.loads(e.to_json()) for e in events[: deal + 1]]  # for the engine
+    # for the engine: what a real table's rig is told (players, seats, walls, dice), never a tile
+    head["setup"] = [json.loads(e.to_json()) for e in table_knows(events)]
     start = spec.start if spec.start is not None else _deal_time(events)
     end = spec.end if spec.end is not None else events[-1].ts + 2.0
     acts = [a for _, a, _ in replay_layouts(events) if a is not None and start <= a.t <= end]

@@ -9,6 +9,8 @@ rules it holds (as python-chess layers BaseBoard → Board):
 - :mod:`~referee.game.table.claims` — call, chow, pung, claim window, priority (WMC-5)
 - :mod:`~referee.game.table.kongs` — exposed, concealed and added kongs (WMC-5.5, 5.6)
 - :mod:`~referee.game.table.wins` — win, false win, scoring, exhaustive draw (WMC-7, 11.6, 12)
+- :mod:`~referee.game.table.reveals` — a win by a hand nobody has seen, ruled when it is shown
+  (WMC-7.4), and a reveal that never comes
 - :mod:`~referee.game.table.irregularities` — corrections, penalty tiles, flipped tiles, dead
   hands, referee decisions (WMC-9, 10, 11)
 
@@ -66,6 +68,7 @@ class Table(Irregularities):
             "kong": self._kong,
             "win": self._win,
             "hand_revealed": self._revealed,
+            "rack_counted": self._rack_counted,
             "exhaustive_draw": self._exhaustive,
             "observation": _ignore,
             "voice_setup": self._voice_setup,

@@ -162,6 +162,7 @@ class TableBase:
         st.last_seq = seq
         st.last_ts = event.ts
         self._last = event
+        self._before(event.type)
         handler = self._handlers.get(event.type)
         if handler is None:
             self._alert("SYS-type", f"unknown event type {event.type!r}")
@@ -191,6 +192,7 @@ class TableBase:
         hand = st.hand
         if hand is not None and hand.phase is not Phase.IDLE and self._last is not None:
             self._seq = self._last.seq
+            self._before("end_of_log")
             hand.marks.append(f"{SYS_END}@{self._seq}")
             self._alert(
                 SYS_END,
@@ -202,6 +204,10 @@ class TableBase:
             st.alerts.extend(alerts)
             st.out_seq = first_out + len(alerts)
         return Step(st, derived, alerts, self._last, first_out)
+
+    def _before(self, type_: str) -> None:
+        """Called before each event's handler (and at ``end_of_log``): a layer that keeps
+        something waiting for a later event (a win for its hand shown) closes it here."""
 
     def apply_all(self, events: Sequence[Event]) -> list[Alert]:
         out: list[Alert] = []

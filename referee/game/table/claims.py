@@ -332,16 +332,18 @@ class Claims(Turns):
         """WMC-5.7: only a legal claim has priority."""
         hand = self.state.hand
         assert hand is not None
-        counts = hand.seats[seat].counts
+        me = hand.seats[seat]
         if call is CallKind.CHOW:
-            return claims.can_chow(seat, discarder, counts, tile)
+            return claims.relative(seat, discarder) is Relative.LEFT and bool(me.chows(tile))
         if call is CallKind.PUNG:
-            return claims.can_pung(counts, tile)
+            return me.holds((tile, tile))
         if call is CallKind.KONG:
-            return claims.can_exposed_kong(counts, tile)
-        grown = list(counts)
+            return me.holds((tile, tile, tile))
+        if me.hidden:
+            return True  # a hand nobody has seen may be complete: only its showing can say
+        grown = list(me.counts)
         grown[tile] += 1
-        return shapes.is_complete(grown, len(hand.seats[seat].melds))
+        return shapes.is_complete(grown, len(me.melds))
 
     def _recall(self, hand: HandState) -> None:
         """WMC-4.4: the next player's unmerged draw goes back to the wall."""
@@ -350,7 +352,7 @@ class Claims(Turns):
         wall = hand.wall
         wall.head -= 1
         wall.tiles[wall.order[wall.head]] = tile
-        hand.seats[hand.turn].counts[tile] -= 1
+        hand.seats[hand.turn].remove(tile)
         if hand.seabed_seat is hand.turn:
             hand.seabed_seat = None
         hand.unmerged = None
@@ -369,7 +371,7 @@ class Claims(Turns):
         assert hand is not None
         tiles = tuple(sorted(p.tiles))
         not_left = claims.relative(p.seat, discarder) is not Relative.LEFT
-        if not_left or tiles not in claims.chow_options(hand.seats[p.seat].counts, tile):
+        if not_left or tiles not in hand.seats[p.seat].chows(tile):
             if len(tiles) == 3 and tile in tiles and self._holds(hand, p.seat, tiles, tile):
                 why = "from a player who is not his left" if not_left else "is not a run"
                 rule = "WMC-5.4" if not_left else "WMC-11.1"
@@ -382,11 +384,8 @@ class Claims(Turns):
                 p.seat,
             )
         said = hand.call_ts.get(p.seat) if p.seat in hand.calls else None
+        self._show_from_hand(p.seat, [t for t in tiles if t != tile])
         self._spoken(p.seat, CallKind.CHOW)
-        counts = hand.seats[p.seat].counts
-        for t in tiles:
-            if t != tile:
-                counts[t] -= 1
         self._take_discard(hand, discarder)
         hand.seats[p.seat].melds.append(
             Meld(MeldKind.CHOW, tiles, claimed_from=Relative.LEFT, claimed_tile=tile)
@@ -401,7 +400,6 @@ class Claims(Turns):
         discarder, tile, recall = self._window(p.seat, CallKind.PUNG)
         hand = self.state.hand
         assert hand is not None
-        counts = hand.seats[p.seat].counts
         shown = tuple(sorted(p.tiles)) if p.tiles is not None else (tile,) * 3
         if len(shown) == 3 and len(set(shown)) == 1 and shown[0] != tile:
             raise Rejected(
@@ -422,14 +420,14 @@ class Claims(Turns):
             claim = (discarder, tile)
             self._wrong_meld(hand, p.seat, "pung", shown, claim, "is not a pung", recall=recall)
             return
-        if not claims.can_pung(counts, tile):
+        if not hand.seats[p.seat].holds((tile, tile)):
             self._penalty_tiles_in_claim(hand, p.seat, tile, 2)
             raise Rejected("WMC-5.3", f"pung needs a pair of {tile_name(tile)} in hand", p.seat)
+        self._show_from_hand(p.seat, (tile, tile))
         self._reopen_chow(hand, p.seat, CallKind.PUNG)
         self._spoken(p.seat, CallKind.PUNG)
         if recall:
             self._recall(hand)
-        counts[tile] -= 2
         self._take_discard(hand, discarder)
         hand.seats[p.seat].melds.append(
             Meld(
@@ -447,8 +445,7 @@ class Claims(Turns):
         held = list(shown)
         if claimed is not None:
             held.remove(claimed)
-        counts = hand.seats[seat].counts
-        return all(t < NUM_KINDS and counts[t] >= held.count(t) for t in set(held))
+        return all(t < NUM_KINDS for t in held) and hand.seats[seat].holds(held)
 
     def _wrong_meld(
         self,
@@ -466,15 +463,14 @@ class Claims(Turns):
         not legal, WMC-5.4) stands as exposed, apart from the legal melds, until it is corrected
         at once (``meld_corrected``: WMC-11.1) or play moves on (WMC-11.5, :meth:`_moved_on`)."""
         me = hand.seats[seat]
+        held = list(shown)
+        if claimed is not None:
+            held.remove(claimed[1])
+        self._show_from_hand(seat, held)
         if claimed is not None:
             self._spoken(seat, CallKind(kind))
             if recall:
                 self._recall(hand)
-        held = list(shown)
-        if claimed is not None:
-            held.remove(claimed[1])
-        for t in held:
-            me.counts[t] -= 1
         after = hand.after
         if claimed is not None:
             self._take_discard(hand, claimed[0])  # settles an earlier wrong meld first
@@ -505,7 +501,7 @@ class Claims(Turns):
         """WMC-9.3, 9.5: penalty tiles may never be used in an exposed set (a wrong claim). The
         refusal answers the seat's call (no WMC-11.3 on top)."""
         me = hand.seats[seat]
-        if me.counts[tile] + me.penalty.count(tile) >= need:
+        if me.counts[tile] + me.hidden + me.penalty.count(tile) >= need:
             hand.calls.pop(seat, None)
             raise Rejected(
                 "WMC-9.5",

@@ -26,7 +26,7 @@ from referee.game.state import (
     WrongMeld,
 )
 from referee.game.table.base import Rejected
-from referee.game.table.wins import Wins
+from referee.game.table.reveals import Reveals
 from referee.hands import HandError, Meld, MeldKind, Relative
 from referee.penalties import Decision, LedgerError, Status, Verdict
 from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
@@ -40,7 +40,7 @@ SLAM_WIN_S = 1.5
 """A slam this close to the winner's win is the winning tile laid (WMC-13.6: allowed once)."""
 
 
-class Irregularities(Wins):
+class Irregularities(Reveals):
     """Corrections, penalty tiles, flipped tiles, dead hands, conduct and referee decisions."""
 
     def _conduct(self, p: ConductHeard) -> None:
@@ -116,8 +116,7 @@ class Irregularities(Wins):
                     "and his hand",
                     seat,
                 )
-            for t in from_hand:
-                me.counts[t] -= 1
+            self._show_from_hand(seat, from_hand)
             me.melds.append(meld)
             done = f"corrected to {meld.kind} {format_tiles(meld.tiles)}"
         else:
@@ -239,15 +238,16 @@ class Irregularities(Wins):
         """WMC-9.1: tiles shown from a concealed hand become live penalty tiles."""
         hand = self._playing("tiles exposed")
         me = hand.seats[p.seat]
-        need = [0] * NUM_KINDS
         for t in p.tiles:
-            need[t] += 1
-            if t >= NUM_KINDS or me.counts[t] < need[t]:
+            if t >= NUM_KINDS or not me.holds([u for u in p.tiles if u == t]):
                 raise Rejected(
                     "WMC-9.1", f"{p.seat.name} holds no concealed {tile_name(t)}", p.seat
                 )
-        for t in p.tiles:
-            me.counts[t] -= 1
+        if not me.holds(p.tiles):
+            raise Rejected(
+                "WMC-9.1", f"{p.seat.name} holds fewer concealed tiles than those shown", p.seat
+            )
+        self._show_from_hand(p.seat, p.tiles)
         me.penalty_live += p.tiles
         self._finding(
             "WMC-9.1",
@@ -336,8 +336,8 @@ class Irregularities(Wins):
             )
         me = hand.seats[seat]
         wall = hand.wall
+        me.take(p.tiles)
         for t in p.tiles:
-            me.counts[t] -= 1
             wall.head -= 1  # back into the wall (a recorded wall: as its next tiles)
             if wall.known:
                 wall.tiles[wall.order[wall.head]] = t

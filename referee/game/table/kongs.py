@@ -52,7 +52,7 @@ class Kongs(Claims):
                 claim = (discarder, tile)
                 self._wrong_meld(hand, seat, "kong", shown, claim, "is not a kong", recall=recall)
                 return
-            if not claims.can_exposed_kong(hand.seats[seat].counts, tile):
+            if not hand.seats[seat].holds((tile,) * 3):
                 self._penalty_tiles_in_claim(hand, seat, tile, 3)
                 raise Rejected(
                     "WMC-5.5",
@@ -61,11 +61,11 @@ class Kongs(Claims):
                     seat,
                 )
             self._kong_room(hand, seat)
+            self._show_from_hand(seat, (tile,) * 3)
             self._reopen_chow(hand, seat, CallKind.KONG)
             self._spoken(seat, CallKind.KONG)
             if recall:
                 self._recall(hand)
-            hand.seats[seat].counts[tile] -= 3
             self._take_discard(hand, discarder)
             hand.seats[seat].melds.append(
                 Meld(
@@ -98,9 +98,9 @@ class Kongs(Claims):
                 self._own_kong_spoken(hand, seat, KongKind.CONCEALED)
                 self._wrong_meld(hand, seat, "kong", shown, None, "is not a kong")
                 return
-            if me.counts[tile] < 4:
+            if not me.holds((tile,) * 4):
                 raise Rejected("WMC-5.5", f"a concealed kong needs four {tile_name(tile)}", seat)
-            me.counts[tile] -= 4
+            self._show_from_hand(seat, (tile,) * 4)
             me.melds.append(Meld(MeldKind.KONG, (tile,) * 4, concealed=True))
             self._own_kong_spoken(hand, seat, KongKind.CONCEALED)
             self._start_replacement(hand, seat, None)
@@ -114,11 +114,11 @@ class Kongs(Claims):
                 "WMC-5.5", f"an added kong needs an exposed pung of {tile_name(tile)}", seat
             )
         meld = me.melds[index]
-        if me.counts[tile] < 1:
+        if not me.holds((tile,)):
             raise Rejected(
                 "WMC-5.5", f"{seat.name} does not hold the fourth {tile_name(tile)}", seat
             )
-        me.counts[tile] -= 1
+        self._show_from_hand(seat, (tile,))
         me.melds[index] = Meld(
             MeldKind.KONG,
             (tile,) * 4,

@@ -21,9 +21,9 @@ from referee.game.state import (
     TurnStart,
 )
 from referee.game.table.base import Rejected, TableBase
-from referee.game.wall import Wall, counted_seat, make_wall
+from referee.game.wall import UNKNOWN, Wall, counted_seat, make_wall
 from referee.hands import Wind
-from referee.tiles import NUM_KINDS, Tile, format_tiles, tile_name
+from referee.tiles import NUM_KINDS, Tile, format_tiles, minus, tile_name
 
 PLAY = (Phase.DISCARD, Phase.WINDOW, Phase.REPLACE)
 """The phases of a hand after its deal."""
@@ -206,20 +206,25 @@ class Setup(TableBase):
             for seat, tiles in (p.hands or {}).items():
                 dealt[seat] = list(tiles)
         else:
-            if p.hands is None or len(p.hands) != 4:
-                raise Rejected("WMC-3.4", "an unseen wall needs the four dealt hands in the deal")
+            # Face down (a real table): each seat holds what was seen of its tiles, the rest
+            # hidden — as many as the camera counted in its rack, else the deal's due.
             count = [0] * 42
-            for seat, tiles in p.hands.items():
+            for seat, tiles in (p.hands or {}).items():
                 dealt[seat] = list(tiles)
                 for t in tiles:
                     count[t] += 1
             if max(count[:NUM_KINDS]) > 4 or max(count[NUM_KINDS:]) > 1:
                 raise Rejected("WMC-1.1", "the dealt hands hold more copies than the set has")
+            for seat in Wind:
+                if p.hands is None or seat not in p.hands:
+                    due = 14 if seat is Wind.E else 13
+                    seen = (p.counts or {}).get(seat, due)
+                    dealt[seat] = [UNKNOWN] * seen
             wall.head = sum(len(got) for got in dealt)
         for place, got in enumerate(dealt):
-            counts = hand.seats[place].counts
+            me = hand.seats[place]
             for t in got:
-                counts[t] += 1
+                me.add(t)
         hand.drawn = dealt[0][-1] if known and dealt[0] else None
         hand.phase = Phase.DISCARD
         hand.turn = Wind.E
@@ -245,7 +250,7 @@ class Setup(TableBase):
             mine, seen = sorted(dealt[seat]), sorted(tiles)
             if seen == mine:
                 continue
-            over, under = _minus(seen, mine), _minus(mine, seen)
+            over, under = minus(seen, mine), minus(mine, seen)
             if over and under:
                 raise Rejected(
                     "WMC-3.5",
@@ -284,12 +289,3 @@ class Setup(TableBase):
             seat,
             severity=Severity.WARNING,
         )
-
-
-def _minus(a: list[Tile], b: list[Tile]) -> list[Tile]:
-    """Multiset difference a − b, sorted."""
-    rest = list(a)
-    for t in b:
-        if t in rest:
-            rest.remove(t)
-    return sorted(rest)

@@ -5,12 +5,15 @@ when play goes on (11.3, 11.4, 11.7).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from referee.events import (
     CallKind,
     Discard,
     DiscardCorrected,
     Draw,
     FlowerSetAside,
+    RackCounted,
     ReplacementDraw,
 )
 from referee.game.alerts import SYS_RECORD, Severity
@@ -28,16 +31,20 @@ from referee.hands import Wind
 from referee.tiles import NUM_KINDS, Tile, is_flower, tile_name
 
 
+def _seen(tile: Tile) -> Tile | None:
+    """A drawn tile as the record knows it: None when it went face down into the rack."""
+    return None if tile == UNKNOWN else tile
+
+
 class Turns(Setup):
     """Draw, discard, flower and replacement draw."""
 
     def _take_tile(self, wall: Wall, index: int, named: Tile | None, seat: Wind) -> Tile:
-        """Take the tile at drawing-order ``index``; a named tile that differs stands (4.9)."""
+        """Take the tile at drawing-order ``index``; a named tile that differs stands (4.9).
+        From an unseen wall, unnamed, it is ``UNKNOWN``: it goes face down into the rack."""
         pos = wall.position(index, seat)
         there = wall.tiles[pos]
         if named is None:
-            if there == UNKNOWN:
-                raise Rejected("WMC-4.1", "a draw from an unseen wall must name the tile", seat)
             named = there
         elif there != UNKNOWN and there != named:
             other = self._find_in_wall(wall, named, index)
@@ -63,6 +70,22 @@ class Turns(Setup):
                 )
         wall.take(pos)
         return named
+
+    def _show_from_hand(self, seat: Wind, tiles: Sequence[Tile]) -> None:
+        """Take ``tiles`` (which the seat :meth:`~SeatState.holds`) out of its concealed part,
+        to be seen: those that were hidden are seen for the first time, and a fifth visible
+        copy of a tile cannot have come out of anyone's hand (WMC-1.1)."""
+        me = self.state.hand.seats[seat]  # type: ignore[union-attr]
+        unseen = me.unseen_in(tiles)
+        for t in sorted(set(unseen)):
+            copies = 1 if t >= NUM_KINDS else 4
+            if self._copies_out(t) + unseen.count(t) > copies:
+                raise Rejected(
+                    "WMC-1.1",
+                    f"{seat.name} cannot hold {tile_name(t)}: all {copies} copies are in sight",
+                    seat,
+                )
+        me.take(tiles)
 
     def _copies_out(self, tile: Tile) -> int:
         """Copies of ``tile`` out of the wall (WMC-1.1: four of each, one of each flower): in the
@@ -102,8 +125,8 @@ class Turns(Setup):
         tile = self._take_tile(wall, wall.head, p.tile, seat)
         self._moved_on(hand)  # WMC-11.5: the next player drew
         wall.head += 1
-        hand.seats[seat].counts[tile] += 1
-        hand.drawn = tile
+        hand.seats[seat].add(tile)
+        hand.drawn = _seen(tile)
         hand.after = TurnStart.DRAW
         hand.after_kong = False
         hand.phase = Phase.DISCARD
@@ -132,7 +155,7 @@ class Turns(Setup):
         tile = self._take_tile(wall, wall.head, p.tile, seat)
         self._moved_on(hand)
         wall.head += 1
-        hand.seats[seat].counts[tile] += 1
+        hand.seats[seat].add(tile)
         if hand.calls.pop(seat, None) is not None:
             pass  # WMC-4.2: touching the wall waives his claim on the last discard
         second = hand.phase is Phase.DISCARD and seat is hand.turn
@@ -153,7 +176,7 @@ class Turns(Setup):
             raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
         tile = self._take_tile(wall, wall.head, p.tile, p.seat)
         wall.head += 1
-        hand.seats[p.seat].counts[tile] += 1
+        hand.seats[p.seat].add(tile)
         off = hand.deal_off[p.seat] + 1
         if off:
             hand.deal_off[p.seat] = off
@@ -211,6 +234,27 @@ class Turns(Setup):
             evidence=evidence,
         )
 
+    def _rack_counted(self, p: RackCounted) -> None:
+        """WMC-10.1 seen from above: the camera counts the backs standing in a rack. A count
+        other than the record's is a tile that went in or out unseen; the record follows the
+        table (the hidden part takes the difference) and the count is checked as after any
+        irregular draw or discard (a long or short hand)."""
+        hand = self._playing("rack counted")
+        me = hand.seats[p.seat]
+        standing = sum(me.counts) + me.hidden
+        if p.count == standing:
+            return
+        known = sum(me.counts)
+        if p.count < known:
+            raise Rejected(
+                "WMC-10.1",
+                f"{p.seat.name}'s rack counted {p.count}, fewer than the {known} tiles the record "
+                "saw go into it",
+                p.seat,
+            )
+        me.hidden = p.count - known
+        self._check_count(hand, p.seat)
+
     def _replacement(self, p: ReplacementDraw) -> None:
         hand = self._hand("WMC-5.5", "replacement draw")
         if (
@@ -233,19 +277,19 @@ class Turns(Setup):
                 rule="WMC-6.4",
                 note="lower tile of the half stack to the dead wall; the upper is the seabed",
             )
-        hand.seats[p.seat].counts[tile] += 1
+        hand.seats[p.seat].add(tile)
         hand.robbable = None
         hand.calls = {}
         hand.phase = Phase.DISCARD
         if hand.replacing == "flower" and hand.resume is not None:
             hand.turn, hand.after = hand.resume
             if hand.turn is p.seat:
-                hand.drawn = tile
+                hand.drawn = _seen(tile)
         else:
             hand.turn = p.seat
             hand.after = TurnStart.REPLACEMENT
             hand.after_kong = True
-            hand.drawn = tile
+            hand.drawn = _seen(tile)
         hand.resume = None
         hand.replacing = ""
 
@@ -257,7 +301,7 @@ class Turns(Setup):
             raise Rejected("WMC-6.2", "no kong once the live wall is exhausted", p.seat)
         tile = self._take_tile(wall, wall.tail_index(wall.tail), p.tile, p.seat)
         wall.tail += 1
-        hand.seats[p.seat].counts[tile] += 1
+        hand.seats[p.seat].add(tile)
         hand.early_replacement = True
         self._finding(
             "WMC-5.5",
@@ -271,11 +315,11 @@ class Turns(Setup):
         hand = self._hand("MCR-flowers", "flower")
         if not self.profile.flowers:
             raise Rejected("WMC-1.1", "WMC has no flowers (136 tiles)", p.seat)
-        if not is_flower(p.tile) or hand.seats[p.seat].counts[p.tile] < 1:
+        if not is_flower(p.tile) or not hand.seats[p.seat].holds((p.tile,)):
             raise Rejected("MCR-flowers", f"{p.seat.name} holds no {tile_name(p.tile)}", p.seat)
         if hand.phase is not Phase.DISCARD or not (hand.pre_play or p.seat is hand.turn):
             raise Rejected("MCR-flowers", "a flower is set aside on one's own turn", p.seat)
-        hand.seats[p.seat].counts[p.tile] -= 1
+        self._show_from_hand(p.seat, (p.tile,))
         hand.seats[p.seat].flowers.append(p.tile)
         if hand.wall.live <= 0:
             # Nothing left to replace it: the hand can only end drawn (MCR; cf. WMC-6.3).
@@ -301,14 +345,18 @@ class Turns(Setup):
                 raise Rejected("WMC-4.1", f"{seat.name} discarded out of turn", seat)
             early = True  # WMC-4.3: discarded before drawing — the tile is in the river now
         me = hand.seats[seat]
-        counts = me.counts
         if is_flower(tile):
             raise Rejected("MCR-flowers", "a flower is set aside, never discarded", seat)
-        hand.penalty_discard = p.penalty or counts[tile] < 1
+        # A live penalty tile lies face up: the discard of one is that tile, not a hidden one.
+        known = me.counts[tile] > 0
+        hand.penalty_discard = p.penalty or not (
+            known or (me.hidden and tile not in me.penalty_live)
+        )
+        hand.last_from_hidden = not known and not hand.penalty_discard
         if hand.penalty_discard:
             self._discard_penalty_tile(me, seat, tile)
         else:
-            counts[tile] -= 1
+            self._show_from_hand(seat, (tile,))
         if me.penalty_live:
             me.penalty_dead += me.penalty_live  # WMC-9.2: not discarded now → dead
             me.penalty_live = []
@@ -356,12 +404,22 @@ class Turns(Setup):
         me = hand.seats[seat]
         if hand.penalty_discard:
             raise Rejected(SYS_RECORD, "a penalty tile's discard is not corrected", seat)
-        me.counts[last[1]] += 1
-        if me.counts[tile] < 1:
-            me.counts[last[1]] -= 1
-            raise Rejected("WMC-10.1", f"{seat.name} does not hold {tile_name(tile)}", seat)
-        me.counts[tile] -= 1
-        me.river[-1] = tile
+        # The recorded tile goes back where it came from: a known one to the hand; one that was
+        # hidden was never what lay there (the right tile came out of the hidden ones instead).
+        back = UNKNOWN if hand.last_from_hidden else last[1]
+        me.river.pop()
+        me.add(back)
+        try:
+            if not me.holds((tile,)):
+                raise Rejected("WMC-10.1", f"{seat.name} does not hold {tile_name(tile)}", seat)
+            from_hidden = me.counts[tile] < 1
+            self._show_from_hand(seat, (tile,))
+        except Rejected:
+            me.remove(back)
+            me.river.append(last[1])
+            raise
+        hand.last_from_hidden = from_hidden
+        me.river.append(tile)
         hand.discards[-1] = (seat, tile)
         hand.last_discard = (seat, tile)
 

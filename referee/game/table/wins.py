@@ -24,6 +24,7 @@ from referee.game.state import (
 )
 from referee.game.table.base import Rejected
 from referee.game.table.kongs import Kongs
+from referee.game.wall import UNKNOWN
 from referee.hands import Flag, HandError, Meld, MeldKind, WinBy, Wind, WinningHand
 from referee.scoring.payments import settle
 from referee.scoring.result import ScoreResult
@@ -51,7 +52,7 @@ class Wins(Kongs):
                 )
             if p.on is WinOn.DISCARD:
                 raise Rejected("WMC-7.2", f"{seat.name} is on turn: a win now is self-drawn", seat)
-            if p.tile is not None and hand.seats[seat].counts[p.tile] < 1:
+            if p.tile is not None and not hand.seats[seat].holds((p.tile,)):
                 raise Rejected("WMC-7.2", f"{seat.name} holds no {tile_name(p.tile)}", seat)
             said = hand.own_call
             hand.own_call = None
@@ -151,6 +152,8 @@ class Wins(Kongs):
             return False
         if not any(other is not seat for other in hand.calls):
             return False
+        if drawn == UNKNOWN:
+            return True  # drawn face down: his hand shown (without it) won on the discard
         self_drawn = self.check_win(seat, None)
         if self_drawn is not None and self_drawn.valid:
             return False
