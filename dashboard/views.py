@@ -43,7 +43,8 @@ def seat_view(s: SeatState) -> dict[str, Any]:
         "wrong_melds": [[tile(t) for t in ts] for _k, ts in s.wrong_melds],
         "flowers": [tile(t) for t in s.flowers],
         "penalty": [tile(t) for t in s.penalty_live] + [tile(t) for t in s.penalty_dead],
-        "concealed": sum(s.counts[:34]),
+        "concealed": sum(s.counts[:34]) + s.hidden,  # the tiles standing in the rack
+        "hidden": s.hidden,  # of them, those nobody has seen (face down since dealt or drawn)
         "dead": s.dead,
     }
 

@@ -396,8 +396,9 @@ class Fusion(Record):
             before = self._draw_before(seat, own_turn=recent)
             if hand.last_discard is None and not before:
                 before = self._draw_before(seat)
-            held = _concealed(hand.seats[seat]) + len(before)
-            if len(tiles) not in (held, held + 1):
+            own_turn = bool(before) or (hand.phase is Phase.DISCARD and hand.turn is seat)
+            held = _concealed(hand.seats[seat]) + len(before) + (0 if own_turn else 1)
+            if len(tiles) != held:
                 return []  # still being laid down (or a tile not read): a later reading
             shown: list[Payload] = [WinDeclared(seat=seat), HandRevealed(seat=seat, tiles=tiles)]
             options = [Option([*before, *shown], 1.0)]

@@ -149,11 +149,11 @@ class Reveals(Wins):
         concealed = list(shown)
         if on_tile is not None:
             concealed.remove(on_tile)
-        if len(concealed) != due:
+        if len(shown) != (due if own_turn else due + 1):
             self._finding(
                 "WMC-7.4",
                 f"{seat.name} showed {len(shown)} tiles where the record has {due} concealed "
-                f"(+1 won on a discard): {format_tiles(shown)}",
+                f"{'' if own_turn else '+1 won on a discard'}: {format_tiles(shown)}",
                 seat,
                 severity=Severity.WARNING,
             )

@@ -349,14 +349,13 @@ class Turns(Setup):
             raise Rejected("MCR-flowers", "a flower is set aside, never discarded", seat)
         # A live penalty tile lies face up: the discard of one is that tile, not a hidden one.
         known = me.counts[tile] > 0
-        hand.penalty_discard = p.penalty or not (
-            known or (me.hidden and tile not in me.penalty_live)
-        )
-        hand.last_from_hidden = not known and not hand.penalty_discard
-        if hand.penalty_discard:
+        penalty = p.penalty or not (known or (me.hidden and tile not in me.penalty_live))
+        if penalty:
             self._discard_penalty_tile(me, seat, tile)
         else:
             self._show_from_hand(seat, (tile,))
+        hand.penalty_discard = penalty
+        hand.last_from_hidden = not known and not penalty
         if me.penalty_live:
             me.penalty_dead += me.penalty_live  # WMC-9.2: not discarded now → dead
             me.penalty_live = []
