@@ -72,14 +72,14 @@ def split_setup(
 ) -> tuple[list[Event], list[Event], float]:
     """A setup log cut where its video starts: the events before the first frame (for the
     engine), those told later (:class:`Others`), and the first frame's time on the log's clock.
-    A log with a deal (a simulation's, a referee's entries) starts its video at the deal; a
-    hidden one (players, seats, each hand's wall and dice: ``referee.game.seen.TABLE_KNOWS``)
-    at ``start``, else when the first wall was broken (its second roll): the camera sees the
-    deal go face down into the racks."""
+    A log with a deal (a simulation's, a referee's entries) starts its video at the deal, and
+    what follows it is the camera's to see; a hidden one (players, seats, each hand's wall and
+    dice: ``referee.game.seen.TABLE_KNOWS``) at ``start``, else when the first wall was broken
+    (its second roll): the camera sees the deal go face down into the racks."""
     events = list(setup)
     deal = next((i for i, e in enumerate(events) if e.type == "deal"), None)
     if deal is not None and start is None:
-        return events[: deal + 1], events[deal + 1 :], events[deal].ts
+        return events[: deal + 1], [], events[deal].ts
     if start is None:
         rolls = [i for i, e in enumerate(events) if e.type == "dice_rolled"]
         start = events[rolls[1]].ts if len(rolls) > 1 else (events[-1].ts if events else 0.0)

@@ -19,7 +19,13 @@ before and turns the change into the action that explains it:
 - a hand zone face up (8 tiles, or all the seat holds when fewer: four after three melds) →
   ``win``; then ``hand_revealed`` from the first reading of that hand with as many tiles as the
   winner holds (a hand still being laid down, or a tile still being read, is no reveal: it would
-  differ from the record, WMC-7.4);
+  differ from the record, WMC-7.4). A winner whose tiles nobody saw (a real table: the deal and
+  the draws face down) is one reading, ``win`` with ``hand_revealed``, once the hand shows as
+  many tiles as the win needs (with the tile won on a discard): the rules rule the win on the
+  hand, and the hand may show the last discard misread (the tile he won on is among them);
+- the wall broken and no deal logged: ``deal`` (face down, no hands) once a rack is seen filled,
+  tiles come into play, or the walls are short of the stacks a deal takes; the riverbed tile
+  lying ``RIVERBED_S`` unwon: ``exhaustive_draw``;
 - new face-up tiles right of a hand → ``tiles_exposed`` (live penalty tiles, WMC-9.1), and a
   river tile that only the penalty tiles hold → a ``discard`` of a penalty tile (WMC-9.2).
 

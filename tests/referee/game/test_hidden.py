@@ -4,17 +4,21 @@ its evidence becomes visible, and a hidden record gives the results of its full 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from referee.game.script import Script
-from referee.game.seen import as_seen
+from referee.game.seen import TABLE_KNOWS, as_seen
 from referee.game.sim import simulate
 from referee.game.state import HandResult
 from referee.game.table import Step, Table
 from referee.hands import Wind
+from referee.logread import read_log_file
 from referee.tiles import parse_tile
+from rig.cli import main
 
 
 def rules(step: Step) -> list[str]:
@@ -224,3 +228,23 @@ def test_a_hand_shown_without_the_tile_it_wins_on_is_refused_and_the_win_waits()
     assert s.table.state.hand.pending_win is not None  # type: ignore[union-attr]
     step = s.do(f"S reveal {WINNER}5p")
     assert [d.type for d in step.derived] == ["hand_scored", "hand_ended"]
+
+
+def test_simulate_writes_what_the_sensors_see_and_what_a_rig_is_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    full, seen, setup = (tmp_path / f"{v}.jsonl" for v in ("full", "seen", "setup"))
+    for view, out in (("full", full), ("seen", seen), ("setup", setup)):
+        args = ["simulate", "--hands", "3", "--seed", "4", "--view", view, "--out", str(out)]
+        assert main(args) == 0
+    told = read_log_file(setup).sessions[0].events
+    assert {e.type for e in told} == set(TABLE_KNOWS)
+    assert [e.seq for e in told] == list(range(len(told)))  # a log of its own, no gap
+    assert sum(e.type == "wall_built" for e in told) == 3
+    assert all(e.payload.tiles is None for e in told if e.type == "wall_built")  # type: ignore[attr-defined]
+    capsys.readouterr()
+    assert main(["replay", str(full), "--json"]) == 0
+    truth = json.loads(capsys.readouterr().out)
+    assert main(["replay", str(seen), "--json"]) == 0
+    hidden = json.loads(capsys.readouterr().out)
+    assert hidden["hands"] == truth["hands"] and hidden["scores"] == truth["scores"]
