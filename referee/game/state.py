@@ -328,6 +328,7 @@ class HandState:
         "penalty_discard",
         "pending_win",
         "phase",
+        "players",
         "pre_play",
         "replacing",
         "resume",
@@ -341,9 +342,18 @@ class HandState:
         "wrong_meld",
     )
 
-    def __init__(self, number: int, dealer_place: int, wall: Wall) -> None:
+    def __init__(
+        self,
+        number: int,
+        dealer_place: int,
+        wall: Wall,
+        players: tuple[str, str, str, str] = ("", "", "", ""),
+    ) -> None:
         self.number = number
         self.dealer_place = dealer_place
+        # who sits at each seat wind E S W N this hand: they stay seated after it ends (the
+        # winner's hand shown, the score card) until the next wall, whatever comes between
+        self.players = players
         self.wall = wall
         self.seats = [SeatState() for _ in range(4)]
         self.phase = Phase.ROLL_DEALER
@@ -485,10 +495,16 @@ class TableState:
         return self.hand.dealer_place if self.hand is not None else self.dealer_place
 
     def place_of(self, seat: Wind) -> int:
-        """Venue place of a seat wind in the current hand (WMC-2.4)."""
-        return (self.dealer_place + seat) % 4
+        """Venue place of a seat wind in the hand at the table (WMC-2.4)."""
+        return (self.seated_dealer_place + seat) % 4
 
     def player_at(self, seat: Wind) -> str:
+        """Who sits at a seat wind: in the hand at the table, also once it has ended (its
+        players stay seated until the next wall, though ``dealer_place`` names the next dealer
+        and a seat draw may have moved everyone), else in the next hand."""
+        hand = self.hand
+        if hand is not None and hand.players[seat]:
+            return hand.players[seat]
         return self.players[(self.dealer_place + seat) % 4]
 
     @property

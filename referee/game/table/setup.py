@@ -105,7 +105,14 @@ class Setup(TableBase):
     def _new_hand(self, wall: Wall) -> HandState:
         st = self.state
         st.dealer_place = st.hands_played % 4
-        st.hand = hand = HandState(st.hands_played, st.dealer_place, wall)
+        p = st.players
+        seated = (
+            p[st.dealer_place],
+            p[(st.dealer_place + 1) % 4],
+            p[(st.dealer_place + 2) % 4],
+            p[(st.dealer_place + 3) % 4],
+        )
+        st.hand = hand = HandState(st.hands_played, st.dealer_place, wall, seated)
         if not st.profile.dice:  # no break (WMC-3.3): the platform deals at once
             hand.phase = Phase.DEAL
         hand.marks.extend(st.next_marks)

@@ -19,6 +19,7 @@ from referee.events import (
     WallBuilt,
     make_event,
 )
+from referee.game.script import Script
 from referee.game.state import Phase
 from referee.game.table import Step, Table
 from referee.hands import Wind
@@ -128,3 +129,21 @@ def test_wmc_3_3_dealer_roll_names_the_breaker_and_both_rolls_the_break(
     assert (hand.wall.breaker, hand.wall.number) == (breaker, number)
     again = feed(DiceRolled(seat=Wind.E, dice=(1, 1)))
     assert [a.rule for a in again.alerts] == ["WMC-3.3"]
+
+
+def test_wmc_2_4_a_hands_players_stay_seated_until_the_next_wall() -> None:
+    """The deal passes as the hand ends, but its players are at the table still (the winner's
+    hand shown, a late claim check, the score card): names follow the hand at the table."""
+    s = Script()
+    s.start()
+    for line in ("E discard 5p", "S call win", "S win", "S reveal 234m567m789p99s55p5p"):
+        s.do(line)
+    st = s.table.state
+    result = st.results[-1]
+    assert st.dealer_place == 1  # the next dealer is named
+    assert st.player_at(Wind.S) == result.winner_name == "Bo"  # who won sits at S still
+    assert st.place_of(Wind.S) == 1
+    s.do("E discard 1m")  # refused (no hand): the record keeps naming the hand's players
+    assert [st.player_at(w) for w in Wind] == list(result.players)
+    s.next_hand()
+    assert [st.player_at(w) for w in Wind] == ["Bo", "Chen", "Dai", "Ann"]  # Bo deals now
