@@ -9,26 +9,17 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from script_kit import play, rules
 
 from referee.game.script import Script
 from referee.game.seen import TABLE_KNOWS, as_seen
 from referee.game.sim import simulate
 from referee.game.state import HandResult
-from referee.game.table import Step, Table
+from referee.game.table import Table
 from referee.hands import Wind
 from referee.logread import read_log_file
 from referee.tiles import parse_tile
 from rig.cli import main
-
-
-def rules(step: Step) -> list[str]:
-    return [a.rule for a in step.alerts]
-
-
-def play(s: Script, *lines: str) -> None:
-    for line in lines:
-        step = s.do(line)
-        assert step.accepted and not step.alerts, (line, step.alerts)
 
 
 def outcome(r: HandResult, *, tile: bool = True) -> tuple[object, ...]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from script_kit import play as ok
+from script_kit import rules
 
 from referee.game import shapes
 from referee.game.script import Script
 from referee.game.state import Phase
-from referee.game.table import Step
 from referee.hands import Wind, WinningHand
 from referee.scoring.result import ScoreResult
 
@@ -45,16 +46,6 @@ def started(value: int | None = None, **hands: str) -> Script:
     step = script.start(**{**HANDS, **hands})
     assert step.accepted, step.alerts
     return script
-
-
-def rules(step: Step) -> list[str]:
-    return [a.rule for a in step.alerts]
-
-
-def ok(script: Script, *lines: str) -> None:
-    for line in lines:
-        step = script.do(line)
-        assert step.accepted and not step.alerts, (line, step.alerts)
 
 
 # ---- turns (WMC-4.x) ----------------------------------------------------------------------

@@ -4,23 +4,14 @@ follow WMC-12.4 (MCR's rule for the MCR profile)."""
 
 from __future__ import annotations
 
+from script_kit import play, rules
+
 from referee.game.script import Script
-from referee.game.table import Step
 from referee.hands import Wind
 
 # Dealt hands (an unseen wall): E holds 14, the others 13; no tile more than 4 times.
 W_HAND = "678p123s789s22sFF"
 N_HAND = "55s66s77sCCC2p9pEE"
-
-
-def rules(step: Step) -> list[str]:
-    return [a.rule for a in step.alerts]
-
-
-def play(script: Script, *lines: str) -> None:
-    for line in lines:
-        step = script.do(line)
-        assert step.accepted and not step.alerts, (line, step.alerts)
 
 
 def test_wmc_9_4_1_heaven_east_wins_on_the_dealt_14_and_each_pays_v() -> None:
