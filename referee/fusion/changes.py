@@ -432,12 +432,7 @@ class Fusion(Record):
             hand = self.table.state.hand
             if seat not in self.won or hand is None:
                 return []
-            me = hand.seats[seat]
-            held = _concealed(me)
-            if hand.pending_win is not None:  # ruled at the reveal: with the tile won on
-                own_turn = hand.phase is Phase.DISCARD and hand.turn is seat
-                held += 0 if own_turn else 1
-            if len(tiles) != held:
+            if len(tiles) != _concealed(hand.seats[seat]):
                 return []  # still being laid down (or a tile not read): a later reading
             return [Option([HandRevealed(seat=seat, tiles=tiles)], 1.0)]
 

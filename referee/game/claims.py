@@ -56,15 +56,3 @@ def chow_options(counts: Sequence[int], tile: Tile) -> list[tuple[Tile, Tile, Ti
     if not is_suited(tile):
         return []
     return [run for run, a, b in _CHOWS[tile] if counts[a] >= 1 and counts[b] >= 1]
-
-
-def can_chow(claimer: Wind, discarder: Wind, counts: Sequence[int], tile: Tile) -> bool:
-    return relative(claimer, discarder) is Relative.LEFT and bool(chow_options(counts, tile))
-
-
-def can_pung(counts: Sequence[int], tile: Tile) -> bool:
-    return counts[tile] >= 2
-
-
-def can_exposed_kong(counts: Sequence[int], tile: Tile) -> bool:
-    return counts[tile] >= 3
