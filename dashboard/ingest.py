@@ -30,6 +30,7 @@ from dashboard import store
 from dashboard.hub import Hub
 from dashboard.live import AlertItem, LiveState, LiveTable, Presence
 from dashboard.metrics import DashMetrics
+from dashboard.views import alert_view
 from referee.events import Event
 from rig.bus import Bus, BusError, BusMessage, topic, topic_filter
 from rig.bus.feed import Feed
@@ -228,7 +229,7 @@ class Ingest:
 
     def _push(self, table: LiveTable, items: list[AlertItem]) -> None:
         for item in items:
-            self.hub.send({"type": "alert", "item": item.view(table)})
+            self.hub.send({"type": "alert", "item": alert_view(table, item)})
 
     def _state(self, message: BusMessage) -> None:
         table = self.live.tables.get(message.table)

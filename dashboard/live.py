@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dashboard.evidence import clip_links
 from referee.duties import RefereeTable
 from referee.events import Event, RefereeDecision
 from referee.game.alerts import Alert
@@ -37,34 +36,7 @@ class AlertItem:
     hand: int
     evidence: tuple[int, ...]
     rejected: bool
-    proposal: str | None = None  # ledger id
-
-    def view(self, table: LiveTable) -> dict[str, Any]:
-        entry = table.entry(self.proposal)
-        status = "open"
-        if entry is not None and str(entry.status) != "pending":
-            status = str(entry.status)
-        elif self.id in table.acked:
-            status = "acknowledged"
-        return {
-            "id": self.id,
-            "table_id": self.table_id,
-            "session_id": self.session_id,
-            "rule": self.rule,
-            "severity": self.severity,
-            "message": self.message,
-            "seat": self.seat,
-            "player": table.player(self.hand, self.seat) if self.seat else self.player,
-            "seq": self.seq,
-            "ts": self.ts,
-            "hand": self.hand,
-            "evidence": list(self.evidence),
-            "rejected": self.rejected,
-            "status": status,
-            "open": status == "open" or (status == "acknowledged" and entry is not None),
-            "proposal": None if entry is None else entry.to_json(),
-            "clips": clip_links(table, self),
-        }
+    proposal: str | None = None  # ledger id (its view: dashboard.views.alert_view)
 
 
 @dataclass

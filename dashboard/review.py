@@ -15,7 +15,7 @@ from typing import Any
 
 from dashboard.evidence import AROUND_AFTER_S, AROUND_BEFORE_S, alert_clips, clip_url
 from dashboard.live import LiveState, LiveTable
-from dashboard.views import seat_view
+from dashboard.views import alert_view, seat_view
 from referee.duties import RefereeTable
 from referee.events import Event
 from referee.evidence import ClipRef, clips_in
@@ -79,7 +79,7 @@ def timeline(lt: LiveTable) -> dict[str, Any]:
                 "result": results[n].to_dict() if n < len(results) else None,
             }
         )
-    items = [i.view(lt) for i in lt.items]
+    items = [alert_view(lt, i) for i in lt.items]
     return {
         "table_id": lt.table_id,
         "session_id": lt.session_id,

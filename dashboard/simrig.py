@@ -1,7 +1,8 @@
-"""A simulated table on the bus, for tests, the bench and a demo: it plays a recorded or
-simulated log, logs referees' ``cmd/event`` as new events (source ``referee``), serves
-``cmd/resend_from`` and publishes retained status and state — the rig's side of the bus
-(rig/runtime.py) without devices, so the dashboard can be driven end to end."""
+"""A simulated table on the bus, for the dashboard's tests and its bench
+(bench/dashboard_load.py): it plays a recorded or simulated log, logs referees' ``cmd/event`` as
+new events (source ``referee``), serves ``cmd/resend_from`` and publishes retained status and
+state — the rig's side of the bus (rig/runtime.py) without devices, so the dashboard can be
+driven end to end. (The demo, venue/demo.py, runs real rigs instead.)"""
 
 from __future__ import annotations
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dashboard.evidence import clip_links
 from dashboard.live import SEVERITY_RANK, AlertItem, LiveState, LiveTable, Presence
 from referee.game.state import SeatState
 from referee.hands import Meld, Relative, Wind
@@ -72,10 +73,40 @@ def health(presence: Presence | None, now: float) -> dict[str, Any]:
     }
 
 
+def alert_view(lt: LiveTable, item: AlertItem) -> dict[str, Any]:
+    """One line of the alert queue as the pages, the API and the live push show it: its
+    decision's status and the clips it cites (dashboard/evidence.py)."""
+    entry = lt.entry(item.proposal)
+    status = "open"
+    if entry is not None and str(entry.status) != "pending":
+        status = str(entry.status)
+    elif item.id in lt.acked:
+        status = "acknowledged"
+    return {
+        "id": item.id,
+        "table_id": item.table_id,
+        "session_id": item.session_id,
+        "rule": item.rule,
+        "severity": item.severity,
+        "message": item.message,
+        "seat": item.seat,
+        "player": lt.player(item.hand, item.seat) if item.seat else item.player,
+        "seq": item.seq,
+        "ts": item.ts,
+        "hand": item.hand,
+        "evidence": list(item.evidence),
+        "rejected": item.rejected,
+        "status": status,
+        "open": status == "open" or (status == "acknowledged" and entry is not None),
+        "proposal": None if entry is None else entry.to_json(),
+        "clips": clip_links(lt, item),
+    }
+
+
 def open_counts(lt: LiveTable) -> dict[str, int]:
     counts = dict.fromkeys(SEVERITY_RANK, 0)
     for item in lt.items:
-        if item.view(lt)["open"]:
+        if alert_view(lt, item)["open"]:
             counts[item.severity] += 1
     return counts
 
@@ -152,7 +183,7 @@ def detail(live: LiveState, table_id: str, hands: int, now: float) -> dict[str, 
             }
             for e in lt.events[-40:][::-1]
         ],
-        "items": [i.view(lt) for i in sorted_items(lt.items)],
+        "items": [alert_view(lt, i) for i in sorted_items(lt.items)],
         "rig_alerts": [
             a.get("payload", {}) | {"received": a.get("received")}
             for a in live.rig_alerts.get(table_id, [])[-20:][::-1]
@@ -168,7 +199,7 @@ def queue(live: LiveState, status: str = "open") -> list[dict[str, Any]]:
     """The alert queue: open ones (or all), most severe then newest first."""
     out = []
     for lt, item in live.items():
-        v = item.view(lt)
+        v = alert_view(lt, item)
         if status == "all" or (status == "open" and v["open"]) or v["status"] == status:
             out.append(v)
     out.sort(

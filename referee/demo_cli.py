@@ -1,5 +1,5 @@
 """`mjref demo-terminal`: one simulated table refereed in the terminal, without the pipelines or
-the dashboard (`mjref demo`, rig/demo.py, is the main job).
+the dashboard (`mjref demo`, venue/demo.py, is the main job).
 
 A half session (two rounds) is simulated with irregularities injected, fed event by event through
 the referee core with its clocks and penalty proposals; alerts print as they are raised, with the

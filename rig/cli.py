@@ -1,6 +1,9 @@
 """`mjref`: one console script; each package contributes its subcommands through ``register``.
 
 It lives in ``rig`` (the composition root), so that the referee core loads no sensor package.
+The command modules are named here and loaded when the parser is built, so the packages above
+the rig (``dashboard``, and ``venue`` with the demo) add their commands without the rig importing
+them.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.camera_cli",
     "rig.rig_cli",
     "rig.bus_cli",
-    "rig.review_cli",
-    "rig.demo",
+    "venue.review_cli",
+    "venue.demo",
     "dashboard.cli",
 )
 

@@ -65,7 +65,7 @@ def leaves(chain: Chain, prefix: Leaf = ()) -> Iterator[tuple[Leaf, Chain]]:
 
 NOT_HERE: dict[Leaf, str] = {
     ("demo",): "starts the dashboard and renders four tables (minutes of CPU a case); its "
-    "arguments are checked in tests/rig/test_demo.py",
+    "arguments are checked in tests/venue/test_demo.py",
 }
 LEAVES = {leaf: c for leaf, c in leaves((cli.build_parser(),)) if leaf not in NOT_HERE}
 

@@ -2,7 +2,7 @@
 for the installed `mjref`), and its table of alerts is the one the package's rule data gives.
 
 Blocks marked ```text are shown, not run: `./run demo` and `./run demo --smoke` (covered by
-tests/rig/test_demo.py, tests/rig/test_demo_browser.py and CI's `./run demo --smoke`),
+tests/venue/test_demo.py, tests/venue/test_demo_browser.py and CI's `./run demo --smoke`),
 `./run rig --config /etc/mjref/table.toml --check` and `systemctl` (they need a rig's devices).
 ``MJREF_UPDATE_README=1`` rewrites the alert table from dashboard/data/rules.json.
 """

@@ -18,9 +18,8 @@ from PIL import Image
 
 from vision.classes import NUM_CLASSES, class_label
 from vision.embedding import EMBEDDING
-from vision.known_styles import KNOWN_FILE, load_known
 from vision.onnx_model import ModelError, OnnxModel
-from vision.profile import ProfileError, VenueProfile, model_hash
+from vision.profile import KNOWN_FILE, ProfileError, VenueProfile, load_known, model_hash
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DETECTOR_FILE = "tile_detector.onnx"

@@ -49,9 +49,16 @@ from vision.detect import (
 )
 from vision.embedding import HEAD_BIAS, HEAD_WEIGHT
 from vision.image_io import ImageError, load_image
-from vision.known_styles import KNOWN_FILE, load_known, unit
 from vision.metrics import Pred, evaluate, iou_matrix
-from vision.profile import DET_FLOOR, VenueProfile, model_hash, softmax
+from vision.profile import (
+    DET_FLOOR,
+    KNOWN_FILE,
+    VenueProfile,
+    load_known,
+    model_hash,
+    softmax,
+    unit,
+)
 
 MIN_PHOTOS = 2  # the calibration is fitted on photos the layer did not see: two at least
 REQUIRED = tuple(range(FIRST_FLOWER))  # the 34 kinds; flowers and backs are used when shown

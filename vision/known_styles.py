@@ -21,47 +21,20 @@ from pathlib import Path
 
 import numpy as np
 
-KNOWN_FILE = "known_styles.npz"
+from vision.classes import NAME_SETS
+from vision.dataset import iter_samples, read_labels
+from vision.detect import CLASSIFIER_FILE, MODELS_DIR, TileRecognizer
+from vision.enrol import crops_array
+from vision.image_io import load_image
+from vision.profile import KNOWN_FILE, model_hash, unit
+from vision.synth.bank import CropBank
+from vision.synth.scene import render_scene
+
 RENDERED = (("text", range(1000, 1030)), ("glyph", range(1030, 1060)))
-
-
-def unit(x: np.ndarray) -> np.ndarray:
-    out: np.ndarray = x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
-    return out
-
-
-def load_known(path: Path, classifier_hash: str) -> np.ndarray:
-    """The known styles' unit embeddings ``[n, C]`` (float32); ``ValueError`` naming the
-    file when it is missing or made for another classifier."""
-    if not path.is_file():
-        raise ValueError(
-            f"{path}: missing; a venue profile needs the known styles of the shipped "
-            "classifier (python -m vision.known_styles TRAIN_DIR writes it)"
-        )
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            emb, made_for = np.asarray(npz["embedding"]), str(npz["classifier"])
-    except (OSError, ValueError, KeyError) as exc:
-        raise ValueError(f"{path}: corrupt known styles ({exc})") from None
-    if made_for != classifier_hash:
-        raise ValueError(
-            f"{path}: made for classifier {made_for}, but the classifier is {classifier_hash}; "
-            "run python -m vision.known_styles TRAIN_DIR again"
-        )
-    return emb.astype(np.float32)
 
 
 def build(train_dir: Path, out: Path) -> int:
     """Embed the known styles' tiles and write them to ``out``; the number of tiles."""
-    from vision.classes import NAME_SETS
-    from vision.dataset import iter_samples, read_labels
-    from vision.detect import CLASSIFIER_FILE, TileRecognizer
-    from vision.enrol import crops_array
-    from vision.image_io import load_image
-    from vision.profile import model_hash
-    from vision.synth.bank import CropBank
-    from vision.synth.scene import render_scene
-
     rec = TileRecognizer()
     assert rec.classifier is not None
     rng = np.random.default_rng(0)
@@ -97,8 +70,6 @@ def build(train_dir: Path, out: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.detect import MODELS_DIR
-
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("train_dir", type=Path, help="the train split (images/, labels/)")
     ap.add_argument("--out", type=Path, default=MODELS_DIR / KNOWN_FILE)

@@ -44,6 +44,7 @@ from vision.classes import NUM_CLASSES
 
 PROFILE_JSON = "profile.json"
 HEAD_NPZ = "head.npz"
+KNOWN_FILE = "known_styles.npz"  # beside the classifier: the known styles (vision/known_styles.py)
 FORMAT = 2  # 2: the gate against the known styles (1: a cosine to the venue's alone)
 SHIPPED_KEEP = 0.4  # vision.detect.DEFAULT_MIN_CONF, the shipped rule's threshold
 DET_FLOOR = 0.05  # enrolment calibrates the boxes the detector scores this or more: none below
@@ -80,6 +81,34 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return out
 
 
+def unit(x: np.ndarray) -> np.ndarray:
+    """Each row (the last axis) scaled to length 1; a zero row stays zero."""
+    out: np.ndarray = x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
+    return out
+
+
+def load_known(path: Path, classifier_hash: str) -> np.ndarray:
+    """The known styles' unit embeddings ``[n, C]`` (float32), the other side of the gate
+    (:meth:`VenueProfile.inside`); ``ValueError`` naming the file when it is missing or made
+    for another classifier."""
+    if not path.is_file():
+        raise ValueError(
+            f"{path}: missing; a venue profile needs the known styles of the shipped "
+            "classifier (python -m vision.known_styles TRAIN_DIR writes it)"
+        )
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            emb, made_for = np.asarray(npz["embedding"]), str(npz["classifier"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{path}: corrupt known styles ({exc})") from None
+    if made_for != classifier_hash:
+        raise ValueError(
+            f"{path}: made for classifier {made_for}, but the classifier is {classifier_hash}; "
+            "run python -m vision.known_styles TRAIN_DIR again"
+        )
+    return emb.astype(np.float32)
+
+
 @dataclass
 class VenueProfile:
     """A fitted profile; :meth:`probs` and :meth:`confidence` are what the recognizer calls."""
@@ -104,8 +133,7 @@ class VenueProfile:
         """Logits ``[n, 43]`` (before the temperature) from the embedding ``[n, C]``."""
         logits = embedding @ self.weight.T + self.bias
         if self.enrolled.any():
-            norm = np.linalg.norm(embedding, axis=1, keepdims=True)
-            cos = (embedding / np.maximum(norm, 1e-9)) @ self.prototypes.T
+            cos = unit(embedding) @ self.prototypes.T
             logits = logits + np.where(self.enrolled, self.pull * (cos - 1.0), 0.0)
         out: np.ndarray = logits
         return out
@@ -117,9 +145,9 @@ class VenueProfile:
             return np.zeros(len(embedding), bool)
         if len(self.known) == 0:
             raise ProfileError(f"{self.name}: the known styles are not loaded")
-        unit = embedding / np.maximum(np.linalg.norm(embedding, axis=1, keepdims=True), 1e-9)
-        venue = (unit @ self.venue.T).max(1)
-        known = (unit @ self.known.T).max(1)
+        u = unit(embedding)
+        venue = (u @ self.venue.T).max(1)
+        known = (u @ self.known.T).max(1)
         out: np.ndarray = venue - known > self.margin
         return out
 

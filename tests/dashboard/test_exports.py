@@ -87,7 +87,7 @@ def test_every_rule_the_code_cites_has_a_summary() -> None:
     root = Path(__file__).resolve().parents[2]
     cited = {
         m
-        for pkg in ("referee", "rig", "voice", "vision", "table_io", "dashboard")
+        for pkg in ("referee", "rig", "voice", "vision", "table_io", "dashboard", "venue")
         for f in (root / pkg).rglob("*.py")
         for m in re.findall(r'"(WMC-\d+\.\d+)"', f.read_text(encoding="utf-8"))
     }

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("referee", "vision", "voice", "table_io", "dashboard", "rig")
+PACKAGES = ("referee", "vision", "voice", "table_io", "dashboard", "rig", "venue")
 LINT = Path(sys.executable).with_name("lint-imports")
 
 
@@ -57,6 +57,9 @@ def test_the_project_keeps_its_contracts(tree: Path) -> None:
         ("referee/_wrong.py", "import table_io.frames", "the referee core imports no other"),
         ("voice/_wrong.py", "import vision", "sensors never import each other"),
         ("table_io/_wrong.py", "import rig.cli", "sensors never import the dashboard or the rig"),
+        ("rig/_wrong.py", "import dashboard.pdf", "the rig is one table's runtime"),
+        ("rig/_wrong.py", "import venue.demo", "the rig is one table's runtime"),
+        ("dashboard/_wrong.py", "import venue.demo", "the house, top to bottom"),
     ],
 )
 def test_a_wrong_import_breaks_its_contract(
@@ -71,3 +74,27 @@ def test_a_wrong_import_breaks_its_contract(
     assert done.returncode != 0
     assert f"{contract}" in done.stdout and "BROKEN" in done.stdout
     assert module.removesuffix(".py").replace("/", ".") in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "wrong", "package"),
+    [
+        ("dashboard/live.py", "from dashboard.evidence import clip_links", "dashboard"),
+        ("vision/profile.py", "from vision.detect import TileRecognizer", "vision"),
+    ],
+)
+def test_an_import_circle_breaks_its_contract(
+    tree: Path, module: str, wrong: str, package: str
+) -> None:
+    """The two circles that were (live ↔ evidence; detect → known_styles → enrol → detect) can
+    not come back, nor any other: an import inside a function counts as much as one at the top."""
+    path = tree / module
+    kept = path.read_text(encoding="utf-8")
+    path.write_text(kept + f"\n\ndef _wrong() -> None:\n    {wrong}\n", encoding="utf-8")
+    try:
+        done = lint(tree)
+    finally:
+        path.write_text(kept, encoding="utf-8")
+    assert done.returncode != 0
+    assert "no import circles among a package's modules" in done.stdout
+    assert f"No cycles are allowed in {package}." in done.stdout

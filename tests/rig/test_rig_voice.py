@@ -28,9 +28,9 @@ from rig.bus import topic_filter
 from rig.bus.memory import MemoryBus
 from rig.cli import main as mjref
 from rig.config import ConfigError, parse
-from rig.demo_media import split_hands
 from rig.runtime import Rig
 from table_io.clock import FakeClock
+from venue.demo_media import split_hands
 from voice.audio_io import SR, Audio, write_wav
 from voice.scene import Scene, tile_clack
 from voice.verify import Claim, claims_from_events

@@ -1,7 +1,7 @@
 """`mjref demo`: the main job on one machine — simulated tables seen, heard and linked through the
 real pipelines, refereed by one rig each, on the referees' dashboard.
 
-Each table plays simulated hands (rig/demo_media.py): its rig reads the hand's overhead video
+Each table plays simulated hands (venue/demo_media.py): its rig reads the hand's overhead video
 through the camera pipeline (rig/camera_worker.py), hears its table audio through the voice
 input, and is linked to a FakeTable over a pty that raises each hand's wall and rolls its dice.
 As at a real table, nobody tells the rig the wall or a concealed tile: the referee enters the
@@ -43,7 +43,9 @@ from referee.records.walk import as_corrected
 from rig.bus import Bus
 from rig.bus.memory import MemoryBus
 from rig.config import CameraSection, VoiceSection, parse
-from rig.demo_media import (
+from rig.inputs import Draft, Input
+from rig.runtime import Rig
+from venue.demo_media import (
     ACTIONS,
     HANDS,
     LEAD_S,
@@ -52,8 +54,6 @@ from rig.demo_media import (
     drop_frames,
     hand_media,
 )
-from rig.inputs import Draft, Input
-from rig.runtime import Rig
 
 DEMO_USER = "demo"
 HAND_LIMIT_S = 90.0  # past the hand's simulated end: the pipelines are stuck
