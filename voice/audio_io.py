@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -38,16 +39,22 @@ def read_audio(path: Path, *, mono: bool = False) -> Audio:
 
     A file cut short, or whose header promises more than it holds, is an :class:`AudioReadError`
     — never the samples that happen to be there, which would pass for silence."""
+    return _read(path, None, mono=mono)
+
+
+def _read(path: Path, info: Any, *, mono: bool) -> Audio:
+    """:func:`read_audio`, with the file's header (``sf.info``) when the caller has read it."""
     try:
         fh = path.open("rb")  # opened here: libsndfile cannot open a name that is not UTF-8
     except OSError as exc:
         expected = "expected an audio file (WAV, FLAC, OGG)"
         raise AudioReadError(f"{path}: {exc.strerror or exc}; {expected}") from exc
     with fh:
-        try:
-            info = sf.info(fh)
-        except (sf.LibsndfileError, RuntimeError) as exc:
-            raise AudioReadError(f"{path}: not a readable audio file ({_why(exc)})") from exc
+        if info is None:
+            try:
+                info = sf.info(fh)
+            except (sf.LibsndfileError, RuntimeError) as exc:
+                raise AudioReadError(f"{path}: not a readable audio file ({_why(exc)})") from exc
         try:
             short = _riff_shortfall(path) if info.format in ("WAV", "WAVEX") else None
             fh.seek(0)
@@ -120,6 +127,18 @@ def check_table_audio(path: Path) -> tuple[int, int]:
     """A table recording's (sample rate, channels), read from its header; a corrupt file, an
     empty one or a rate below 16 kHz (telephone audio lacks the band the checks use) is an
     :class:`AudioReadError` naming what is wrong and what is expected."""
+    info = _table_header(path)
+    return int(info.samplerate), int(info.channels)
+
+
+def read_table_audio(path: Path) -> Audio:
+    """A table recording as (samples, channels) at 16 kHz: :func:`check_table_audio`'s checks,
+    then :func:`read_audio`'s on the header those read."""
+    return _read(path, _table_header(path), mono=False)
+
+
+def _table_header(path: Path) -> Any:
+    """The header (``sf.info``) of a recording the table checks can hear, else the error."""
     try:
         info = sf.info(str(path))
     except UnicodeError as exc:  # a file name libsndfile cannot be given
@@ -133,10 +152,4 @@ def check_table_audio(path: Path) -> tuple[int, int]:
         )
     if info.frames == 0:
         raise AudioReadError(f"{path}: no audio samples")
-    return int(info.samplerate), int(info.channels)
-
-
-def read_table_audio(path: Path) -> Audio:
-    """A table recording as (samples, channels) at 16 kHz (:func:`check_table_audio` first)."""
-    check_table_audio(path)
-    return read_audio(path)
+    return info

@@ -82,11 +82,8 @@ def make_corpus(directory: str) -> None:
 def main() -> None:
     import atheris
 
-    def one(data: bytes) -> None:
-        check(data)
-
     atheris.instrument_all()
-    atheris.Setup(sys.argv, one)
+    atheris.Setup(sys.argv, check)
     atheris.Fuzz()
 
 
