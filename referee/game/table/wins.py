@@ -15,7 +15,6 @@ from referee.events import (
 from referee.game import claims, shapes
 from referee.game.alerts import Severity
 from referee.game.claims import WINDS
-from referee.game.platform import false_win_ends_hand
 from referee.game.state import (
     HandResult,
     HandState,
@@ -24,6 +23,7 @@ from referee.game.state import (
 )
 from referee.game.table.base import Rejected
 from referee.game.table.kongs import Kongs
+from referee.game.table.platform import false_win_ends_hand
 from referee.game.wall import UNKNOWN
 from referee.hands import Flag, HandError, Meld, MeldKind, WinBy, Wind, WinningHand
 from referee.scoring.payments import settle
