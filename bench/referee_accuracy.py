@@ -7,8 +7,12 @@ Simulates ``--hands`` hands (sessions of one half, 8 hands each) with irregulari
 precision 100% (no alert that no injection explains — a clean hand raises none). Prints the
 confusion table per rule and per injected kind (one kind may need several rules, e.g. a draw out
 of turn: WMC-4.2 and the long hand WMC-10.1; it counts as alerted when all of them are), and
-flags kinds injected fewer than ``MIN_PER_KIND`` times per 1,000 hands; exits 1 when a target is
-missed.
+flags kinds injected fewer than ``MIN_PER_KIND`` times per 1,000 hands. An irregularity that
+happened stands (WMC-0.4, issue 32), so the record never parts from the table: the bench also
+reports the share of later legal events refused (events after an injection in its hand, not
+injected themselves) and the hands where a seat's tile count in the record parted from the
+table's (``referee.game.racks``, read from the events alone, against each seat's WMC-10.1
+count after every event); both must be 0. Exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from dataclasses import dataclass, field
 
 from referee.duties import RefereeTable
 from referee.game.alerts import Alert
-from referee.game.inject import KINDS, IrregularSimulator, Truth, truths
+from referee.game.inject import KINDS, REFUSED, IrregularSimulator, Truth, truths
+from referee.game.racks import RackCount
 
 HANDS_PER_SESSION = 8
 MIN_PER_KIND = 20
@@ -47,6 +52,9 @@ class Tally:
     clean_hands: int = 0
     clean_alerts: int = 0
     sessions: int = 0
+    later_legal: int = 0  # events after an injection in its hand, not injected themselves
+    later_refused: int = 0  # … that the engine refused
+    parted_hands: int = 0  # hands where a seat's count in the record parted from the table's
 
 
 def run(hands: int, rate: float, seed: int) -> Tally:
@@ -62,9 +70,18 @@ def run(hands: int, rate: float, seed: int) -> Tally:
         done += n
         duty = RefereeTable()
         alerts: list[Alert] = []
+        truth = truths(events)
+        refused_kinds = {t.seq for t in truth if t.kind in REFUSED}
+        racks = RackCount()
+        parted = set()
         for ev in events:
             alerts.extend(duty.apply(ev).alerts)
-        truth = truths(events)
+            if ev.seq not in refused_kinds:
+                racks.apply(ev)
+            hand = duty.table.state.hand
+            if hand is not None and racks.parted(hand):
+                parted.add(hand.number)
+        tally.parted_hands += len(parted)
         by_act: dict[tuple[int, str, str], list[bool]] = {}
         for t in truth:
             injected[t.rule] += 1
@@ -81,10 +98,17 @@ def run(hands: int, rate: float, seed: int) -> Tally:
                 false[a.rule] += 1
         # clean hands: hands whose events carry no truth raise no alert
         starts = [e.seq for e in events if e.type == "wall_built"] + [len(events)]
+        marked = {t.seq for t in truth}
+        refused = {a.seq for a in alerts if a.rejected}
         for lo, hi in itertools.pairwise(starts):
-            if not any(lo <= t.seq < hi for t in truth):
+            first = min((s for s in marked if lo <= s < hi), default=None)
+            if first is None:
                 clean_hands += 1
                 clean_alerts += sum(1 for a in alerts if lo <= a.seq < hi)
+                continue
+            later = [s for s in range(first + 1, hi) if s not in marked]
+            tally.later_legal += len(later)
+            tally.later_refused += sum(1 for s in later if s in refused)
     tally.clean_hands, tally.clean_alerts, tally.sessions = clean_hands, clean_alerts, sessions
     return tally
 
@@ -116,9 +140,13 @@ def main() -> int:
     print(f"{'total':<10} {total:>9} {hit:>8} {total - hit:>7} {fp:>6}")
     print(f"recall {recall:.2%}  precision {precision:.2%}")
     print(f"clean hands {clean}, alerts on them {clean_alerts}")
+    later, later_refused = tally.later_legal, tally.later_refused
+    share = later_refused / later if later else 0.0
+    print(f"later legal events refused {later_refused}/{later} ({share:.2%}, target 0)")
+    print(f"hands whose tile counts parted from the table's {tally.parted_hands} (target 0)")
     print()
     floor = MIN_PER_KIND * args.hands / 1000
-    print(f"{'kind':<26} {'rules':<22} {'injected':>8} {'alerted':>8} {'missed':>7}")
+    print(f"{'kind':<32} {'rules':<22} {'injected':>8} {'alerted':>8} {'missed':>7}")
     rare: list[str] = []
     for kind in KINDS:
         n, ok = tally.kind_injected[kind], tally.kind_found[kind]
@@ -127,12 +155,14 @@ def main() -> int:
         if args.rate > 0 and n < floor:
             flag = f"  < {floor:g}"
             rare.append(kind)
-        print(f"{kind:<26} {cited:<22} {n:>8} {ok:>8} {n - ok:>7}{flag}")
+        print(f"{kind:<32} {cited:<22} {n:>8} {ok:>8} {n - ok:>7}{flag}")
     acts, acts_ok = sum(tally.kind_injected.values()), sum(tally.kind_found.values())
-    print(f"{'total':<26} {'':<22} {acts:>8} {acts_ok:>8} {acts - acts_ok:>7}")
+    print(f"{'total':<32} {'':<22} {acts:>8} {acts_ok:>8} {acts - acts_ok:>7}")
     if rare:
         print(f"injected fewer than {floor:g} times: {', '.join(rare)}")
-    return 0 if hit == total and fp == 0 and clean_alerts == 0 else 1
+    ok = hit == total and fp == 0 and clean_alerts == 0
+    ok = ok and later_refused == 0 and tally.parted_hands == 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

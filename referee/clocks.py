@@ -122,7 +122,10 @@ class TableClocks:
         return []
 
     def discard(self, seat: Wind, ts: float) -> list[ClockProposal]:
-        """The player's turn ends; the next player's clock starts (WMC-13.1)."""
+        """The player's turn ends; the next player's clock starts (WMC-13.1). A discard out of
+        turn (WMC-4.3) ends nobody's turn: the clock on turn runs on."""
+        if self.on_turn is not None and seat is not self.on_turn:
+            return []
         out = self._end_turn(seat, ts)
         if len(self.first_discards) < 2:
             self.first_discards.append(seat)

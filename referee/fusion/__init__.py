@@ -48,6 +48,10 @@ Every reading is tried on a copy of the engine. A change the rules refuse in eve
 that names no action: a sideways tile on another side than the last discarder's) waits up to
 ``PENDING_S`` for an earlier action, then becomes an alert for a referee (``FUSION-illegal``,
 citing the rule that refused it); a discard the camera saw face down is ``FUSION-ambiguous``.
+A reading the rules take but rule out of turn (a discard before its draw or on another's turn,
+WMC-4.2 / 4.3: ``OUT_OF_ORDER``) waits the same way, since the camera may have seen it before the
+action it follows; when none comes it happened, and it is recorded with the engine's ruling
+(WMC-0.4: what happened at the table stands).
 Each event cites the observation behind it.
 
 Modules: :mod:`~referee.fusion.seen` (what the camera reports), :mod:`~referee.fusion.changes`

@@ -17,6 +17,11 @@ from referee.tiles import Tile, format_tiles, tile_name
 PENDING_S = 8.0  # an action the rules refuse now may wait this long for an earlier one
 MIN_SHARE = 0.5  # an unsure reading likelier than all others together is recorded, and told
 IRREGULAR = 0.1  # an irregularity is this much rarer than the camera misreading a tile
+OUT_OF_ORDER = frozenset({"WMC-4.2", "WMC-4.3"})
+"""Rulings that a reading is out of turn (a draw or discard before its time): the record takes
+such an action when it happened (WMC-0.4), but a change the camera saw early may be one whose
+earlier action it has not yet seen, so the reading waits like a refused one and is recorded,
+with its ruling, only when ``PENDING_S`` passed with no reading in turn."""
 NO_ACTION = "the change names no action the rules allow here"
 FUSION_ILLEGAL = "FUSION-illegal"
 FUSION_AMBIGUOUS = "FUSION-ambiguous"
@@ -100,9 +105,12 @@ class Record:
         self._commit(item, option, share)
         return True
 
-    def _weigh(self, item: Pending) -> tuple[Option, float, list[tuple[Option, float]]] | None:
-        """The likeliest reading the rules allow now, its share of the likelihood of all they
-        allow, and every one's share; None when they allow none (``item.why`` says why)."""
+    def _weigh(
+        self, item: Pending, in_turn: bool = True
+    ) -> tuple[Option, float, list[tuple[Option, float]]] | None:
+        """The likeliest reading the rules allow now (``in_turn``: none ruled out of turn), its
+        share of the likelihood of all they allow, and every one's share; None when they allow
+        none (``item.why`` says why)."""
         options = item.plan()
         if not options:
             item.why = item.idle
@@ -113,7 +121,8 @@ class Record:
             if not option.actions:  # the readings the camera did not name, together
                 unnamed += option.likelihood
                 continue
-            raised = self._trial(self._events(option.actions, item, option.likelihood), item)
+            events = self._events(option.actions, item, option.likelihood)
+            raised = self._trial(events, item, in_turn=in_turn)
             why = why or item.why  # the likeliest reading's refusal is the one told
             if raised is not None:
                 allowed.append((option, raised))
@@ -149,13 +158,22 @@ class Record:
             base = copy.deepcopy(self.table)
             if self._trial(before, doubt, base) is None:
                 continue
-            for option in item.plan():
+            for option in self._plan_on(base, item):
                 after = self._events(option.actions, item, 1.0, len(before))
                 if option.actions and self._trial(after, item, copy.deepcopy(base)) is not None:
                     item.why = why
                     return doubt, weighed[0], weighed[1]
         item.why = why
         return None
+
+    def _plan_on(self, base: Table, item: Pending) -> list[Option]:
+        """The item's readings as the rules would see them on ``base`` (the draw a seat on
+        turn there makes first, say)."""
+        real, self.table = self.table, base
+        try:
+            return item.plan()
+        finally:
+            self.table = real
 
     def _settle(self, doubt: Pending, option: Option, share: float) -> None:
         if doubt in self.doubts:
@@ -189,9 +207,12 @@ class Record:
             events.append(self._event(payload, ts, evidence, confidence, ahead + n))
         return events
 
-    def _trial(self, events: list[Event], item: Pending, base: Table | None = None) -> int | None:
+    def _trial(
+        self, events: list[Event], item: Pending, base: Table | None = None, in_turn: bool = True
+    ) -> int | None:
         """How many alerts the events raise on a copy of the engine (or on ``base``, which
-        they change); None if it refuses one (``item.why`` then says which rule)."""
+        they change); None if it refuses one, or ``in_turn`` rules one out of turn
+        (``item.why`` then says which rule)."""
         trial = copy.deepcopy(self.table) if base is None else base
         raised = 0
         for event in events:
@@ -200,6 +221,10 @@ class Record:
             if refused:
                 item.why = f"{event.type} refused by {refused[0].rule}: {refused[0].message}"
                 return None
+            early = [a for a in alerts if a.rule in OUT_OF_ORDER] if in_turn else []
+            if early:
+                item.why = f"{event.type} out of turn ({early[0].rule}): {early[0].message}"
+                return None
             raised += len(alerts)
         return raised
 
@@ -207,6 +232,8 @@ class Record:
         for item in list(self.pending):
             if now - item.obs.ts > PENDING_S:
                 self.pending.remove(item)
+                if not item.unsure and self._out_of_turn(item):
+                    continue
                 if item.expired is not None:
                     item.expired()
                 if item.unsure:  # kept: play going on past it says it happened
@@ -226,6 +253,19 @@ class Record:
                     item.obs,
                     item.cite,
                 )
+
+    def _out_of_turn(self, item: Pending) -> bool:
+        """At its time's end, a change no reading in turn explains (nor one behind an unsure
+        change) is recorded as the irregularity it shows, if the rules take it so (WMC-0.4)."""
+        if self._apply_plan(item):
+            return True
+        weighed = self._weigh(item, in_turn=False)
+        if weighed is None:
+            return False
+        self._commit(item, weighed[0], weighed[1])
+        if item.done is not None:
+            item.done()
+        return True
 
     def _log(self, payload: Payload, ts: float, evidence: str) -> str:
         event = self._event(payload, ts, (evidence,) if evidence else (), 1.0)

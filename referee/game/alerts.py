@@ -23,6 +23,7 @@ SYS_CLOCK = "SYS-clock"  # the table clock ran backwards
 SYS_HAND = "SYS-hand"  # a hand without a result in the record (a new wall came first)
 SYS_END = "SYS-end"  # the record ends inside a hand
 SYS_RECORD = "SYS-record"  # a correction of the record refused: play went on past what it names
+SYS_PARTED = "SYS-parted"  # events refused in a row: the record may have parted from the table
 RECORD_RULES = frozenset({SYS_SEQ, SYS_CLOCK, SYS_HAND, SYS_END})
 """A replay that raised one of these did not get the whole record: it does not exit 0."""
 DAMAGE_RULES = (SYS_SEQ, SYS_HAND)

@@ -63,6 +63,9 @@ KINDS = (
     "added_kong_unspoken",  # WMC-5.5
     "concealed_kong_unspoken",  # WMC-5.2
     "early_replacement",  # WMC-5.5
+    "kong_discard_before_replacement",  # WMC-4.3 → short hand WMC-10.1; play goes on
+    "replacement_from_live_wall",  # WMC-4.9: the kong's replacement taken from the live wall
+    "discard_out_of_turn",  # WMC-4.3 → short hand WMC-10.1; the seat on turn plays on
     "turn_overrun",  # WMC-13.1
     "pause",  # WMC-13.4
     "lateness",  # WMC-13.4
@@ -78,6 +81,13 @@ KINDS = (
     "deal_short_topped_up",  # WMC-3.5: a tile too few, taken from the wall before discarding
 )
 
+REFUSED = frozenset(
+    {"fifth_copy_drawn", "older_discard_claimed", "long_hand_claim", "out_of_priority"}
+)
+"""The kinds the engine refuses: a draw of a tile that is not there and a claim of a discard
+that is not the last cannot have happened as recorded; a dead hand's claim is reversed
+(WMC-10.2), and a chow over a called pung is outranked (WMC-5.7), the pung taking the tile.
+Every other kind happened, and stands (WMC-0.4)."""
 
 KONG_BOOST = 25
 """Own-turn kongs are rare (about 0.3 a hand), so a kong turn injects at ``rate * KONG_BOOST``
@@ -99,7 +109,7 @@ DEAD_WIN_RATE = 0.25
 WEIGHTS = {
     "chow_not_left": 2,
     "chow_not_left_stands": 2,
-    "concealed_kong_unspoken": 2,
+    "concealed_kong_unspoken": 3,
     "deal_long": 2,
 }
 """Choice weights of the kinds that fit a moment (default 1): rare kinds are offered only when
@@ -259,7 +269,8 @@ class IrregularSimulator(Simulator):
             if self.ts - self._deal_ts >= 15 and seat not in self._slow:
                 options.append("turn_overrun")
         if isinstance(last, Kong) and hand.wall.live > 2:
-            options.append("early_replacement")
+            options += ["early_replacement", "kong_discard_before_replacement"]
+            options.append("replacement_from_live_wall")
             if last.kind is KongKind.ADDED:
                 options.append("added_kong_unspoken")
             else:
@@ -297,6 +308,18 @@ class IrregularSimulator(Simulator):
             )
             self._mark(wrong_kong, kind, ("WMC-11.1", seat), ("WMC-11.5", seat))
             return [*plan[:-1], wrong_kong]
+        if kind == "kong_discard_before_replacement":  # D7: play goes on, the seat a tile short
+            left = list(me.counts)
+            left[last.tile] -= 4 if last.kind is KongKind.CONCEALED else 1
+            pick = self.players[self.table.state.place_of(seat)].choose_discard(left)
+            early_discard = Discard(seat=seat, tile=pick)
+            self._mark(early_discard, kind, ("WMC-4.3", seat), ("WMC-10.1", seat))
+            return [*plan, early_discard]
+        if kind == "replacement_from_live_wall":
+            wall = hand.wall
+            from_live = Draw(seat=seat, tile=wall.tiles[wall.next_live_position()])
+            self._mark(from_live, kind, ("WMC-4.9", seat))
+            return [*plan, from_live]
         if kind == "early_replacement":
             wall = hand.wall
             tile = wall.tiles[wall.next_tail_position()]
@@ -378,7 +401,7 @@ class IrregularSimulator(Simulator):
         if is_draw and hand.wall.live > 20:
             options += ["draw_out_of_turn", "discard_before_draw", "wrong_tile_drawn"]
             options += ["empty_claim", "empty_win", "wall_flipped", "false_win", "pause"]
-            options += ["fifth_copy_drawn", "older_discard_claimed"]
+            options += ["fifth_copy_drawn", "older_discard_claimed", "discard_out_of_turn"]
             if not hand.riverbed:
                 non_left = self._non_left_chow(hand, others, discarder, tile)
                 if non_left is not None:
@@ -425,6 +448,17 @@ class IrregularSimulator(Simulator):
             early = Discard(seat=turn, tile=pick)
             self._mark(early, kind, ("WMC-4.3", turn), ("WMC-10.1", turn))
             return [early]
+        if kind == "discard_out_of_turn":  # D8: before the seat on turn drew
+            cands = [w for w in others if w is not turn]
+            if not cands:
+                return plan
+            seat = rng.choice(cands)
+            pick = self.players[self.table.state.place_of(seat)].choose_discard(
+                hand.seats[seat].counts
+            )
+            out_of_turn = Discard(seat=seat, tile=pick)
+            self._mark(out_of_turn, kind, ("WMC-4.3", seat), ("WMC-10.1", seat))
+            return [out_of_turn, *plan]
         if kind == "wrong_tile_drawn":
             assert isinstance(last, Draw)
             wall = hand.wall

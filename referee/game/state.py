@@ -443,6 +443,7 @@ class TableState:
         "follow_suit",
         "hand",
         "hands_played",
+        "last_refused",
         "last_seq",
         "last_ts",
         "last_win",
@@ -474,6 +475,7 @@ class TableState:
         self.results: list[HandResult] = []
         self.alerts: list[Alert] = []
         self.last_seq = -1
+        self.last_refused = -1  # the seq of the last event refused (SYS-parted)
         self.last_ts: float | None = None  # the latest table clock reading (SYS-clock)
         self.next_marks: list[str] = []  # damage found between hands marks the next hand
         self.out_seq = 0  # the next engine output's seq (Step.outputs, EVENTS.md)

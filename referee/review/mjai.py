@@ -100,8 +100,11 @@ def to_mjai(
 def _unplayable(kyoku: list[dict[str, Any]]) -> str:
     """Why an mjai client could not replay these events ('' if it could): every tile a
     player discards or melds must be in his hand (irregular hands break this: a chow undone by
-    a pung's priority, a wrong meld, penalty tiles)."""
+    a pung's priority, a wrong meld, penalty tiles), and each is dealt 13 (not a wrong deal)."""
     hands: list[Counter[str]] = [Counter(t) for t in kyoku[0]["tehais"]]
+    for n, dealt in enumerate(hands):
+        if dealt.total() != 13:
+            return f"actor {n} was dealt {dealt.total()} tiles, not 13"
     for e in kyoku[1:]:
         kind, actor = e["type"], e.get("actor")
         if actor is None or kind == "hora":

@@ -99,14 +99,30 @@ def test_a_winner_after_three_melds_lays_down_five_tiles_and_that_is_the_win() -
     assert fusion.alerts == []
 
 
-def test_a_discard_the_rules_forbid_is_an_alert_not_an_event() -> None:
+def test_a_discard_that_cannot_have_happened_is_an_alert_not_an_event() -> None:
     fusion = _setup()
-    # South's river gains a tile although East is to discard first
-    fusion.observe(ZoneSeen(20.0, Wind.S, "river", (SlotSeen(0, parse_tile("5p")),)))
+    # South's river gains a tile South does not hold (the deal was given)
+    tile = _not_held(fusion, Wind.S)
+    fusion.observe(ZoneSeen(20.0, Wind.S, "river", (SlotSeen(0, parse_tile(tile)),)))
     fusion.flush(20.0)
     assert [e.type for e in fusion.events] == ["observation"]
     assert [a.rule for a in fusion.alerts] == ["FUSION-illegal"]
-    assert "WMC-4.1" in fusion.alerts[0].message
+    assert f"S does not hold {tile}" in fusion.alerts[0].message
+
+
+def test_a_discard_out_of_turn_waits_for_an_earlier_one_then_stands_with_its_ruling() -> None:
+    fusion = _setup()
+    hand = fusion.table.state.hand
+    assert hand is not None
+    held = tile_name(next(t for t in range(34) if hand.seats[Wind.S].counts[t]))
+    # South's river gains a tile it holds although East is to discard first (WMC-4.3)
+    fusion.observe(ZoneSeen(20.0, Wind.S, "river", (SlotSeen(0, parse_tile(held)),)))
+    assert [e.type for e in fusion.events] == ["observation"]  # East's may still come first
+    fusion.flush(20.0)  # none came within PENDING_S: it happened, and stands (WMC-0.4)
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [("discard", "S", held)]
+    ruled = {a.rule for a in fusion.table.state.alerts if not a.rejected}
+    assert {"WMC-4.3", "WMC-10.1"} <= ruled
+    assert fusion.alerts == []
 
 
 def test_tiles_laid_right_of_a_hand_are_exposed_penalty_tiles_then_discardable() -> None:

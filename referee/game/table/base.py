@@ -2,10 +2,18 @@
 of a hand uses (the hand in play, restrictions, play moving on, the kong's replacement turn).
 
 ``apply(event)`` is the only way the state changes. It returns a :class:`Step`: the state, the
-events the engine derived (wall broken, hand scored, round ended …) and the alerts. An illegal
-action is refused — the state stays as it was — and answered with an alert citing the rule
-(``rejected=True``); irregularities the rules let stand are applied with an alert
-(``rejected=False``). No I/O, no clock, no randomness: time is the events' ``ts``.
+events the engine derived (wall broken, hand scored, round ended …) and the alerts. No I/O, no
+clock, no randomness: time is the events' ``ts``.
+
+What stands (WMC-0.4, 一事不再理): the events are what the camera, the microphones and the referee
+saw happen, so an irregular action is applied — the record follows the table — and its consequence
+is ruled and cited (:meth:`TableBase._finding`, ``rejected=False``): a discard out of turn or
+before the draw is a short hand, a draw out of turn a long one (WMC-4.2, 4.3, 10.1). What the
+rules let be put right "at once" (a wrong meld, a misread discard) can be corrected until play
+moves on (:meth:`TableBase._moved_on`), then it stands. Only what cannot have happened — a tile
+the seat cannot hold, a fifth copy, a claim of a tile that is not there, an act with no hand in
+play — is refused (:class:`Rejected`, ``rejected=True``): the state stays as it was, and the
+events after it are read against the table as it is.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from referee.events import (
 from referee.game.alerts import (
     SYS_CLOCK,
     SYS_END,
+    SYS_PARTED,
     SYS_SEQ,
     Alert,
     Severity,
@@ -46,6 +55,8 @@ Scorer = Callable[[WinningHand, str], ScoreResult]
 CLOCK_SLACK = 2.0
 """Seconds the table clock may run back between events before it is a finding (SYS-clock):
 sources stamp their own events, so small steps back between them are ordinary."""
+PLAY_MOVES = frozenset({"draw", "replacement_draw", "discard"})
+"""The events whose refusals in a row say the record parted from the table (SYS-parted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,19 +142,14 @@ class TableBase:
 
     def apply(self, event: Event) -> Step:
         st = self.state
-        derived: list[Derived] = []
-        alerts: list[Alert] = []
-        self._derived = derived
-        self._alerts = alerts
+        first_out = self._begin(event.seq)
         seq = event.seq
-        self._seq = seq
         self._ts = event.ts
-        first_out = st.out_seq
         if seq <= st.last_seq:
             # Not a log event (the log holds each seq once): answered, but kept out of the state
             # and of the output stream, which stay a pure function of the log.
             self._alert(SYS_SEQ, f"duplicate seq {seq} (last applied {st.last_seq}); ignored")
-            return Step(st, derived, alerts)
+            return Step(st, self._derived, self._alerts)
         if seq != st.last_seq + 1:
             lost = (
                 f"{st.last_seq + 1}" if seq == st.last_seq + 2 else f"{st.last_seq + 1}–{seq - 1}"
@@ -171,27 +177,58 @@ class TableBase:
                 handler(event.payload)
             except Rejected as exc:
                 self._alert(exc.rule, str(exc), exc.seat)
+                if event.type in PLAY_MOVES:
+                    self._refused_in_a_row()
+        return self._finish(event, first_out)
+
+    def _begin(self, seq: int) -> int:
+        """A step starts: fresh lists for what it derives and alerts; the first output's seq."""
+        self._derived, self._alerts = [], []
+        self._seq = seq
+        return self.state.out_seq
+
+    def _finish(self, event: Event | None, first_out: int) -> Step:
+        """A step ends: a damaged hand's alerts say so (no penalty on them), and the outputs
+        join the state and the engine's stream."""
+        st, alerts = self.state, self._alerts
         damaged = damage_mark(st.hand.marks) if st.hand is not None else ""
         if damaged:
             alerts[:] = [
                 a if a.rule.startswith("SYS-") else replace(a, damaged=damaged) for a in alerts
             ]
-        if alerts:
-            st.alerts.extend(alerts)
-        st.out_seq = first_out + len(derived) + len(alerts)
-        return Step(st, derived, alerts, event, first_out)
+        st.alerts.extend(alerts)
+        st.out_seq = first_out + len(self._derived) + len(alerts)
+        return Step(st, self._derived, alerts, event, first_out)
+
+    def _refused_in_a_row(self) -> None:
+        """A refusal leaves the state as it was, and the next events are read against it; two
+        draws or discards refused in a row say the record may have parted from the table (a
+        lost or misread event before them) — refused calls and claims are answered, play goes
+        on. Said once a hand, for a referee to compare the record with the table (WMC-0.4)."""
+        st, seq = self.state, self._seq
+        before, st.last_refused = st.last_refused, seq
+        hand = st.hand
+        if before != seq - 1 or hand is None or hand.phase is Phase.IDLE:
+            return
+        if any(m.startswith(SYS_PARTED) for m in hand.marks):
+            return
+        hand.marks.append(f"{SYS_PARTED}@{before}")
+        self._alert(
+            SYS_PARTED,
+            f"seq {before} and {seq} were both refused: the record may have parted from the "
+            f"table at seq {before} (an event lost or misread before it); what follows is read "
+            "against the record as it stands, so a referee should compare it with the table",
+            severity=Severity.WARNING,
+            rejected=False,
+        )
 
     def end_of_log(self) -> Step:
         """The record ends here (a replayed file, not a live table): a hand still in play has no
         result, a finding for a referee (SYS-end). The state is left as it is."""
-        st = self.state
-        derived: list[Derived] = []
-        alerts: list[Alert] = []
-        self._derived, self._alerts = derived, alerts
-        first_out = st.out_seq
-        hand = st.hand
-        if hand is not None and hand.phase is not Phase.IDLE and self._last is not None:
-            self._seq = self._last.seq
+        last = self._last
+        first_out = self._begin(last.seq if last is not None else -1)
+        hand = self.state.hand
+        if hand is not None and hand.phase is not Phase.IDLE and last is not None:
             self._before("end_of_log")
             hand.marks.append(f"{SYS_END}@{self._seq}")
             self._alert(
@@ -201,9 +238,7 @@ class TableBase:
                 severity=Severity.CRITICAL,
                 rejected=False,
             )
-            st.alerts.extend(alerts)
-            st.out_seq = first_out + len(alerts)
-        return Step(st, derived, alerts, self._last, first_out)
+        return self._finish(last, first_out)
 
     def _before(self, type_: str) -> None:
         """Called before each event's handler (and at ``end_of_log``): a layer that keeps
@@ -242,8 +277,9 @@ class TableBase:
         points: int = 0,
         evidence: tuple[int, ...] = (),
     ) -> None:
-        """An irregularity that happened at the table: it stands in the record (the record
-        follows reality), and the alert — with the penalty the rules fix — goes to a referee."""
+        """An irregularity that happened at the table: it stands in the record (WMC-0.4: the
+        record follows the table, refusing it would part the two), and the alert — with the
+        consequence and the penalty the rules fix — goes to a referee, who may reverse it."""
         self._alert(
             rule,
             message,

@@ -114,8 +114,9 @@ class Turns(Setup):
         seat = p.seat
         if hand.phase is not Phase.WINDOW or seat is not hand.turn:
             if hand.phase is Phase.REPLACE and seat is hand.turn:
-                raise Rejected("WMC-5.5", "after a kong the replacement comes from the kong end")
-            self._draw_out_of_turn(hand, p)
+                self._replacement_from_live_wall(hand, p)
+            else:
+                self._draw_out_of_turn(hand, p)
             return
         wall = hand.wall
         if wall.live_for(seat) <= 0:
@@ -144,8 +145,6 @@ class Turns(Setup):
         """WMC-4.2: a draw before the left player's discard, or a second draw. The tile is in
         the drawer's hand now, so the record keeps it: a wrong count, a dead hand (10.1)."""
         seat = p.seat
-        if hand.phase not in (Phase.WINDOW, Phase.DISCARD):
-            raise Rejected("WMC-4.2", f"{seat.name} drew while a kong is being replaced", seat)
         if hand.deal_off.get(seat, 0) < 0:
             self._deal_topped_up(hand, p)
             return
@@ -158,14 +157,13 @@ class Turns(Setup):
         hand.seats[seat].add(tile)
         if hand.calls.pop(seat, None) is not None:
             pass  # WMC-4.2: touching the wall waives his claim on the last discard
-        second = hand.phase is Phase.DISCARD and seat is hand.turn
-        self._finding(
-            "WMC-4.2",
-            f"{seat.name} drew a second tile"
-            if second
-            else f"{seat.name} drew out of turn (the wall was {hand.turn.name}'s to draw from)",
-            seat,
-        )
+        if hand.phase is Phase.DISCARD and seat is hand.turn:
+            what = f"{seat.name} drew a second tile"
+        elif hand.phase is Phase.REPLACE:
+            what = f"{seat.name} drew while {hand.turn.name}'s replacement was due"
+        else:
+            what = f"{seat.name} drew out of turn (the wall was {hand.turn.name}'s to draw from)"
+        self._finding("WMC-4.2", what, seat)
         self._check_count(hand, seat)
 
     def _deal_topped_up(self, hand: HandState, p: Draw) -> None:
@@ -277,16 +275,39 @@ class Turns(Setup):
                 rule="WMC-6.4",
                 note="lower tile of the half stack to the dead wall; the upper is the seabed",
             )
-        hand.seats[p.seat].add(tile)
+        self._replaced(hand, p.seat, tile)
+
+    def _replacement_from_live_wall(self, hand: HandState, p: Draw) -> None:
+        """WMC-4.9: the replacement due after a kong (or flower) taken from the live wall, not
+        the kong end: a wrong tile drawn, which stands (a warning)."""
+        wall = hand.wall
+        if wall.live_for(p.seat) <= 0:
+            raise Rejected("WMC-6.1", "the live wall is exhausted; the dead wall is never drawn")
+        tile = self._take_tile(wall, wall.head, p.tile, p.seat)
+        self._moved_on(hand)
+        wall.head += 1
+        self._finding(
+            "WMC-4.9",
+            f"{p.seat.name} drew the replacement from the live wall, not the kong end; the draw "
+            "stands",
+            p.seat,
+            severity=Severity.WARNING,
+            penalty="warning",
+        )
+        self._replaced(hand, p.seat, tile)
+
+    def _replaced(self, hand: HandState, seat: Wind, tile: Tile) -> None:
+        """The replacement is in the seat's hand: he discards (or kongs, or wins) next."""
+        hand.seats[seat].add(tile)
         hand.robbable = None
         hand.calls = {}
         hand.phase = Phase.DISCARD
         if hand.replacing == "flower" and hand.resume is not None:
             hand.turn, hand.after = hand.resume
-            if hand.turn is p.seat:
+            if hand.turn is seat:
                 hand.drawn = _seen(tile)
         else:
-            hand.turn = p.seat
+            hand.turn = seat
             hand.after = TurnStart.REPLACEMENT
             hand.after_kong = True
             hand.drawn = _seen(tile)
@@ -337,30 +358,23 @@ class Turns(Setup):
     def _discard(self, p: Discard) -> None:
         hand = self._playing("discard")
         seat, tile = p.seat, p.tile
-        early = False
-        if hand.phase is not Phase.DISCARD or seat is not hand.turn:
-            if hand.phase is Phase.REPLACE and seat is hand.turn:
-                raise Rejected("WMC-5.5", "discard before the kong's replacement draw", seat)
-            if not (hand.phase is Phase.WINDOW and seat is hand.turn):
-                raise Rejected("WMC-4.1", f"{seat.name} discarded out of turn", seat)
-            early = True  # WMC-4.3: discarded before drawing — the tile is in the river now
-        me = hand.seats[seat]
         if is_flower(tile):
             raise Rejected("MCR-flowers", "a flower is set aside, never discarded", seat)
-        # A live penalty tile lies face up: the discard of one is that tile, not a hidden one.
-        known = me.counts[tile] > 0
-        penalty = p.penalty or not (known or (me.hidden and tile not in me.penalty_live))
-        if penalty:
-            self._discard_penalty_tile(me, seat, tile)
-        else:
-            self._show_from_hand(seat, (tile,))
+        me = hand.seats[seat]
+        forgone = hand.phase is Phase.REPLACE and seat is hand.turn
+        resume = hand.resume
+        penalty, from_hidden = self._discard_from(me, seat, p)  # refused here: nothing changed
+        if forgone:
+            self._replacement_forgone(hand)
+            if resume is not None and resume[0] is not seat:
+                hand.turn, hand.after = resume  # a flower set aside before play (MCR)
+                hand.phase = Phase.DISCARD
+        if seat is not hand.turn:
+            self._discard_out_of_turn(hand, p)
+            return
         hand.penalty_discard = penalty
-        hand.last_from_hidden = not known and not penalty
-        if me.penalty_live:
-            me.penalty_dead += me.penalty_live  # WMC-9.2: not discarded now → dead
-            me.penalty_live = []
-        if p.area is not None or p.index is not None:
-            self._river_place(me, seat, p)
+        hand.last_from_hidden = from_hidden
+        early = hand.phase is not Phase.DISCARD  # WMC-4.3: discarded before drawing
         if hand.own_call is not None:
             self._empty_own_call(hand)
         if hand.open_chow is not None:
@@ -370,7 +384,8 @@ class Turns(Setup):
         if early:
             if hand.calls:
                 self._lapse_calls(hand)
-            self._finding("WMC-4.3", f"{seat.name} discarded before drawing", seat)
+            if not forgone:
+                self._finding("WMC-4.3", f"{seat.name} discarded before drawing", seat)
         me.river.append(tile)
         hand.discards.append((seat, tile))
         hand.last_discard = (seat, tile)
@@ -385,6 +400,55 @@ class Turns(Setup):
         if early or hand.early_replacement or wrong_deal:
             hand.early_replacement = False
             self._check_count(hand, seat, (hand.deal_seq,) if wrong_deal else ())
+
+    def _discard_from(self, me: SeatState, seat: Wind, p: Discard) -> tuple[bool, bool]:
+        """The discarded tile leaves the hand, or is a live penalty tile (WMC-9.2); refused
+        before anything changes when the seat cannot hold it. Returns (a penalty tile, one
+        that was hidden)."""
+        tile = p.tile
+        # A live penalty tile lies face up: the discard of one is that tile, not a hidden one.
+        known = me.counts[tile] > 0
+        penalty = p.penalty or not (known or (me.hidden and tile not in me.penalty_live))
+        if penalty:
+            self._discard_penalty_tile(me, seat, tile)
+        else:
+            self._show_from_hand(seat, (tile,))
+        if me.penalty_live:
+            me.penalty_dead += me.penalty_live  # WMC-9.2: not discarded now → dead
+            me.penalty_live = []
+        if p.area is not None or p.index is not None:
+            self._river_place(me, seat, p)
+        return penalty, not known and not penalty
+
+    def _replacement_forgone(self, hand: HandState) -> None:
+        """The kong's (or flower's) replacement was not drawn before the discard (5.5, 4.3): the
+        tile stays in the kong end, nobody can rob the kong any more, and the seat is a tile
+        short (the discard's count check rules it)."""
+        what = "kong's" if hand.replacing == "kong" else "flower's"
+        self._finding(
+            "WMC-4.3",
+            f"{hand.turn.name} discarded before drawing the {what} replacement",
+            hand.turn,
+        )
+        hand.replacing = ""
+        hand.robbable = None
+        hand.resume = None
+        hand.phase = Phase.WINDOW  # as a discard before the draw: the count check follows
+
+    def _discard_out_of_turn(self, hand: HandState, p: Discard) -> None:
+        """WMC-4.3 (嚴禁「先打後摸」): a seat discarded while another was to draw or discard. He
+        drew nothing, so he is a tile short: a short hand (10.1). The tile lies in his river;
+        play goes on from where the table is — the seat on turn is still on turn, and the
+        discard that may be claimed is still the last one made in turn (5.1)."""
+        seat = p.seat
+        hand.seats[seat].river.append(p.tile)
+        hand.discards.append((seat, p.tile))
+        self._finding(
+            "WMC-4.3",
+            f"{seat.name} discarded out of turn (it was {hand.turn.name}'s turn), before drawing",
+            seat,
+        )
+        self._check_count(hand, seat)
 
     def _discard_corrected(self, p: DiscardCorrected) -> None:
         """The record's last discard put right (a sensor misread its tile): the recorded tile

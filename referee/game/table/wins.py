@@ -443,6 +443,9 @@ def penalty_tile_bar(hand: HandState, seat: Wind, tile: Tile) -> tuple[str, str]
             rest[spare] += 2  # lend a pair of an absent honour
         if shapes.is_regular_complete(rest):
             return None
-    if shapes.is_seven_pairs(allc) and not melds and free[tile] >= 1:
-        return None
+    if shapes.is_seven_pairs(allc) and not melds:
+        if free[tile] >= 1:
+            return None
+        if not shapes.is_regular_complete(allc):  # only Seven Pairs: its own rule, not the sets'
+            return "WMC-9.4", "Seven Pairs may not win on a discard that pairs a penalty tile"
     return "WMC-9.3", "the set the discard completes would hold a penalty tile"

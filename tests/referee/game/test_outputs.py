@@ -77,16 +77,16 @@ def test_alerts_are_outputs_with_rule_and_severity() -> None:
         W="678p123s789s22sFF",
         N="55s66s77sCCC2p9pEE",
     )
-    step = s.do("S discard 5p")  # out of turn (WMC-4.1)
+    step = s.do("E discard 9s")  # a tile he does not hold: cannot have happened
     [alert] = step.outputs()
     assert step.cause is not None
     assert alert.type == "alert" and alert.cause == step.cause.seq
     assert alert.payload == {
-        "rule": "WMC-4.1",
+        "rule": "WMC-10.1",
         "severity": "violation",
-        "message": "S discarded out of turn",
+        "message": "E does not hold 9s",
         "seq": alert.cause,
-        "seat": "S",
+        "seat": "E",
         "rejected": True,
     }
     before = s.table.state.out_seq
