@@ -275,6 +275,7 @@ class Client:
         self.c.disconnect()
 
 
+@pytest.mark.slow
 def test_acl_on_a_real_broker(broker: int) -> None:
     """The broker handles one client's messages in order: a forbidden publish followed by an
     allowed one would arrive first if it were let through."""
@@ -303,6 +304,7 @@ def test_acl_on_a_real_broker(broker: int) -> None:
             client.close()
 
 
+@pytest.mark.slow
 def test_a_rig_logs_in_to_the_kit_broker_with_its_url(broker: int) -> None:
     """The rig's own bus gives the login of ``mqtt://T01:pw@HOST:PORT``: the kit's broker,
     which refuses anonymous clients, takes it and lets it write its own table."""

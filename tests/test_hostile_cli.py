@@ -366,6 +366,7 @@ def test_the_subcommands_are_read_from_the_parser() -> None:
 
 
 @pytest.mark.parametrize("leaf", sorted(LEAVES), ids=lambda leaf: "-".join(leaf))
+@pytest.mark.slow
 def test_hostile_arguments(leaf: Leaf, outcomes: dict[Leaf, list[tuple[Case, Result]]]) -> None:
     ran = outcomes[leaf]
     problems = [p for case, result in ran if (p := judge(leaf, case, result))]

@@ -48,6 +48,7 @@ def sh_blocks() -> list[str]:
 
 
 @pytest.mark.parametrize("block", sh_blocks())
+@pytest.mark.slow
 def test_each_sh_block_runs_as_written(block: str, tmp_path: Path) -> None:
     run = tmp_path / "run"
     run.write_text(

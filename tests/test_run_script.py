@@ -42,6 +42,7 @@ def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.skipif(_ready() is not None, reason=str(_ready()))
+@pytest.mark.slow
 def test_relative_paths_are_the_callers(tmp_path: Path) -> None:
     log = tmp_path / "game.jsonl"
     log.write_text("".join(e.model_dump_json() + "\n" for e in Simulator("wmc", 2).run(1)))

@@ -57,6 +57,7 @@ from venue.demo_media import (
 
 DEMO_USER = "demo"
 HAND_LIMIT_S = 90.0  # past the hand's simulated end: the pipelines are stuck
+CAMERA_DONE_S = 15.0  # after the camera read its whole file: what it saw is in, or never comes
 REVEAL_WAIT_S = 5.0  # after a win, for the camera's reading of the hand laid down
 EVIDENCE_TOKEN_ENV = "MJREF_DEMO_EVIDENCE_TOKEN"
 SEED = 73  # the first hand (a chow, a win on a discard); the next hands count up from here
@@ -249,12 +250,16 @@ class DemoTable:
             await _until(lambda: _count(rig, "dice_rolled") >= len(dice), 20)
             while rig.clock.now() < t_audio0 + LEAD_S:
                 await asyncio.sleep(0.02)
-        rig.replace_input(rig.camera_input(CameraSection(source=str(camera))))
+        seeing = rig.camera_input(CameraSection(source=str(camera)))
+        rig.replace_input(seeing)
         length = events[-1].ts - events[media.deal].ts
-        rec.finished = await _until(
-            lambda: sum(o.type == "hand_ended" for o in rig.outputs) > media.hand,
-            length + HAND_LIMIT_S,
-        )
+
+        def ended() -> bool:
+            return sum(o.type == "hand_ended" for o in rig.outputs) > media.hand
+
+        # the hand ends, or the camera's file ends without it (a broken pipeline: no waiting on)
+        await _until(lambda: ended() or _seen_all(rig, seeing.name), length + HAND_LIMIT_S)
+        rec.finished = ended() or await _until(ended, CAMERA_DONE_S)
         # the camera reveals a won hand once it has read it whole (a moment after the win,
         # which ends the hand): the record is taken when it is in, or when it is not coming
         await _until(lambda: _count(rig, "hand_revealed") >= _count(rig, "win"), REVEAL_WAIT_S)
@@ -274,6 +279,12 @@ def _mqtt_bus(cfg: Any) -> Bus:
 def _seen(rig: Rig, name: str) -> bool:
     h = rig.supervisor.health.get(name)
     return h is not None and h.last_seen is not None
+
+
+def _seen_all(rig: Rig, name: str) -> bool:
+    """The input read its whole file (a recording ends; a live camera never does)."""
+    h = rig.supervisor.health.get(name)
+    return h is not None and h.finished
 
 
 def _count(rig: Rig, kind: str) -> int:

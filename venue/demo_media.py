@@ -172,9 +172,12 @@ def drop_frames(video: Path, out: Path, start: float, end: float) -> Path:
     cap = cv2.VideoCapture(str(video))
     fps = cap.get(cv2.CAP_PROP_FPS) or RENDER.fps
     size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    count = int(cap.get(cv2.CAP_PROP_FRAME_COUNT))  # 0 when the file does not say
     writer = _writer(out, fps, size)
     n = 0
     while True:
+        if count and end * fps >= count and n >= start * fps:
+            break  # the rest is all dropped: not read
         ok, frame = cap.read()
         if not ok:
             break

@@ -39,6 +39,7 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert err.startswith("mjref: --port") and "\n" not in err
 
 
+@pytest.mark.slow
 def test_health_and_metrics(db_url: str | None, tmp_path: Path) -> None:
     with Dash(prepare(db_url, tmp_path / "data")) as d:
         r = d.client.get("/healthz")

@@ -72,6 +72,7 @@ def rig_get(url: str) -> int:
         return e.code
 
 
+@pytest.mark.slow
 def test_an_alerts_clips_are_kept_at_decision_and_outlive_the_ring(
     setup: tuple[Dash, Recorder, EvidenceServer, SimRig],
 ) -> None:
@@ -118,6 +119,7 @@ def test_an_alerts_clips_are_kept_at_decision_and_outlive_the_ring(
     assert c.get("/export/sessions/T4/S9.zip").status_code == 404
 
 
+@pytest.mark.slow
 def test_the_reasons_a_clip_cannot_be_had(
     setup: tuple[Dash, Recorder, EvidenceServer, SimRig],
 ) -> None:

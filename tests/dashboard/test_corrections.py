@@ -4,6 +4,7 @@ once the table has logged it."""
 
 from __future__ import annotations
 
+import pytest
 from dashkit import Dash
 
 from dashboard.db.models import AuditEntry
@@ -19,6 +20,7 @@ def _played(dash: Dash) -> str:
     return str(dash.svc.live.tables["T1"].duty.cards()[0].players[0])
 
 
+@pytest.mark.slow
 def test_a_referee_corrects_a_hand_from_the_sheet(dash: Dash) -> None:
     player = _played(dash)
     c, csrf = dash.login("referee")
@@ -56,6 +58,7 @@ def test_a_referee_corrects_a_hand_from_the_sheet(dash: Dash) -> None:
     assert audit.actor == "referee" and audit.reason == "flower not counted"
 
 
+@pytest.mark.slow
 def test_a_correction_needs_a_reason_a_player_of_the_hand_and_a_hand_on_the_card(
     dash: Dash,
 ) -> None:

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from dashkit import Dash
 
 from dashboard.simrig import game
@@ -21,6 +22,7 @@ def _played(dash: Dash) -> list[object]:
     return rig.log  # type: ignore[return-value]
 
 
+@pytest.mark.slow
 def test_exports(dash: Dash) -> None:
     log = _played(dash)
     c, _ = dash.login("scorekeeper")
@@ -43,6 +45,7 @@ def test_exports(dash: Dash) -> None:
     )
 
 
+@pytest.mark.slow
 def test_chinese_interface_and_rule_text(dash: Dash) -> None:
     _played(dash)
     c, csrf = dash.login("referee")

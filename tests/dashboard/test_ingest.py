@@ -22,6 +22,7 @@ def _state(d: Dash, table: str) -> dict[str, object]:
     return d.svc.live.tables[table].duty.state.to_dict()  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_live_state_is_the_replayed_log_and_duplicates_are_ignored(dash: Dash) -> None:
     rig = dash.rig("T1", game("T1", "S1", seed=3, hands=2))
     dash.call(rig.play, 120)
@@ -47,6 +48,7 @@ def test_gap_is_answered_with_resend_from(dash: Dash) -> None:
     assert asked and asked[0]["seq"] == 5 and asked[0]["stream"] == "log"
 
 
+@pytest.mark.slow
 def test_presence_from_retained_status(dash: Dash) -> None:
     rig = dash.rig("T3", game("T3", "S1", seed=5, hands=1))
     dash.call(rig.play, 3)
@@ -63,6 +65,7 @@ def test_presence_from_retained_status(dash: Dash) -> None:
     assert card["health"]["rig"]["since"] is not None
 
 
+@pytest.mark.slow
 def test_decision_changes_the_record_only_through_the_table(dash: Dash) -> None:
     rig = dash.rig("T4", game("T4", "S1", seed=3, hands=8))
     dash.call(rig.play, 400)
@@ -88,6 +91,7 @@ def test_decision_changes_the_record_only_through_the_table(dash: Dash) -> None:
     assert any(e["action"] == "decision_confirm" and e["target"] == item["id"] for e in audit)
 
 
+@pytest.mark.slow
 def test_restart_rebuilds_the_same_live_state(db_url: str | None, tmp_path: Path) -> None:
     settings = prepare(db_url, tmp_path / "data")
     with Dash(settings) as d:
@@ -111,6 +115,7 @@ def test_restart_rebuilds_the_same_live_state(db_url: str | None, tmp_path: Path
         assert pending[0]["id"] in again.svc.live.tables["T5"].acked
 
 
+@pytest.mark.slow
 def test_the_store_counts_what_is_new_and_keeps_the_body(
     db_url: str | None, tmp_path: Path
 ) -> None:
@@ -130,6 +135,7 @@ def test_the_store_counts_what_is_new_and_keeps_the_body(
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_malformed_event_is_an_alert_not_a_silent_loss(dash: Dash) -> None:
     rig = dash.rig("T6", game("T6", "S1", seed=2, hands=1))
     dash.call(rig.play, 3)
@@ -143,6 +149,7 @@ def test_a_malformed_event_is_an_alert_not_a_silent_loss(dash: Dash) -> None:
     assert "SYS-ingest" in c.get("/tables/T6").text
 
 
+@pytest.mark.slow
 def test_clock_controls_are_events_logged_by_the_table(dash: Dash) -> None:
     rig = dash.rig("T8", game("T8", "S1", seed=2, hands=1))
     dash.call(rig.play, 30)
@@ -173,6 +180,7 @@ def test_clock_controls_are_events_logged_by_the_table(dash: Dash) -> None:
     assert audit[:4] == ["control_late", "control_extend", "control_resume", "control_pause"]
 
 
+@pytest.mark.slow
 def test_a_failed_write_is_tried_again_and_nothing_is_lost(
     dash: Dash, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,6 +3,7 @@ table at any event replayed from the log, the clip URLs of a moment (cited or ar
 
 from __future__ import annotations
 
+import pytest
 from dashkit import Dash
 
 from dashboard.live import LiveTable
@@ -21,6 +22,7 @@ def _played(dash: Dash) -> list[Event]:
     return list(rig.log)
 
 
+@pytest.mark.slow
 def test_timeline_and_state_follow_the_log(dash: Dash) -> None:
     log = _played(dash)
     viewer, _ = dash.login("viewer")

@@ -27,6 +27,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dash]:
         yield d
 
 
+@pytest.mark.slow
 def test_no_server_error(live: Dash) -> None:
     client, csrf = live.login("head_referee")
     schema = schemathesis.openapi.from_dict(live.app.openapi())

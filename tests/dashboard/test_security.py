@@ -52,10 +52,12 @@ def writes(dash: Dash) -> list[tuple[str, str]]:
     return sorted(out)
 
 
+@pytest.mark.slow
 def test_every_write_endpoint_is_listed(dash: Dash) -> None:
     assert {p for _, p in writes(dash)} == {*WRONG_ROLE, "/api/session", "/api/session/lang"}
 
 
+@pytest.mark.slow
 def test_anonymous_and_missing_csrf_are_refused(dash: Dash) -> None:
     c, _ = dash.login("head_referee")
     for method, path in writes(dash):
@@ -69,6 +71,7 @@ def test_anonymous_and_missing_csrf_are_refused(dash: Dash) -> None:
         assert wrong.status_code == 403, (method, path)
 
 
+@pytest.mark.slow
 def test_wrong_role_is_refused(dash: Dash) -> None:
     for path, role in WRONG_ROLE.items():
         c, csrf = dash.login(role)
@@ -76,6 +79,7 @@ def test_wrong_role_is_refused(dash: Dash) -> None:
         assert r.status_code == 403 and f"a {role} may not" in r.text, (path, r.text)
 
 
+@pytest.mark.slow
 def test_only_a_head_referee_revokes(dash: Dash) -> None:
     c, csrf = dash.login("referee")
     r = c.post(
@@ -86,6 +90,7 @@ def test_only_a_head_referee_revokes(dash: Dash) -> None:
     assert r.status_code == 403 and "head referee" in r.text
 
 
+@pytest.mark.slow
 def test_viewer_reads_but_the_pages_offer_no_actions(dash: Dash) -> None:
     rig = dash.rig("T1", game("T1", "S1", seed=3, hands=8))
     dash.call(rig.play, 400)
@@ -97,6 +102,7 @@ def test_viewer_reads_but_the_pages_offer_no_actions(dash: Dash) -> None:
     assert "data-decide" in ref.get("/alerts").text
 
 
+@pytest.mark.slow
 def test_rig_token_writes_its_own_table_only(dash: Dash) -> None:
     token = issue_token(dash.svc.factory, "T7", 0.0)
     events = [e.model_dump(mode="json") for e in game("T7", "S1", seed=1, hands=1)[:5]]
@@ -113,6 +119,7 @@ def test_rig_token_writes_its_own_table_only(dash: Dash) -> None:
     assert "T8" not in dash.svc.live.tables
 
 
+@pytest.mark.slow
 def test_login_throttled_audited_and_passwords_never_leak(
     dash: Dash, caplog: pytest.LogCaptureFixture
 ) -> None:

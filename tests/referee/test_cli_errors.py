@@ -74,7 +74,7 @@ def test_the_last_resort_is_one_line_and_an_exit_code(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setattr(cli, "build_parser", lambda: _crashing_parser(error))
+    monkeypatch.setattr(cli, "build_parser", lambda command=None: _crashing_parser(error))
     monkeypatch.delenv("MJREF_DEBUG", raising=False)
     assert cli.main(["replay"]) == code
     assert capsys.readouterr().err == f"mjref replay: {line}\n"

@@ -29,6 +29,7 @@ def test_seed(seed: Path) -> None:
         st.tuples(st.floats(0, 1, exclude_max=True), st.binary(max_size=12)), max_size=6
     ),
 )
+@pytest.mark.slow
 def test_damaged_seeds(seed: Path, edits: list[tuple[float, bytes]]) -> None:
     """Bytes cut out or put in anywhere (inside a line, across lines): the properties hold."""
     data = seed.read_bytes()[:20000]

@@ -79,6 +79,7 @@ def _only(replayed: Replayed) -> RefereeTable:
         max_size=3,
     ),
 )
+@pytest.mark.slow
 def test_damage_costs_at_most_the_hands_it_falls_in(
     seed: int, hands: int, damage: list[tuple[str, float, float]]
 ) -> None:
@@ -121,6 +122,7 @@ def test_damage_costs_at_most_the_hands_it_falls_in(
             assert any(m.startswith(("SYS-seq@", "SYS-hand@")) for m in state.results[number].marks)
 
 
+@pytest.mark.slow
 def test_one_lost_draw_costs_one_hand_and_the_exit_code_says_so(tmp_path: Path) -> None:
     """The issue's case: one ``draw`` line deleted from a valid 8-hand log."""
     events = _game(11, 8)

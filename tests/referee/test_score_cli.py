@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from shared_data import shared_path
@@ -35,6 +36,7 @@ def test_help_works() -> None:
     assert "--profile" in out.stdout and "JSON lines" in out.stdout
 
 
+@pytest.mark.slow
 def test_console_script_is_installed() -> None:
     script = Path(sys.executable).parent / "mjref"
     assert script.exists()
@@ -184,6 +186,7 @@ _fields = {
 
 @settings(max_examples=300)
 @given(case=st.fixed_dictionaries({}, optional=_fields), profile=st.sampled_from(PROFILE_NAMES))
+@pytest.mark.slow
 def test_any_case_line_gets_an_answer_never_an_exception(
     case: dict[str, object], profile: str
 ) -> None:

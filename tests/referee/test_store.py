@@ -59,6 +59,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_crash_recovery_sigkill_loses_no_ack_and_duplicates_nothing(tmp_path: Path) -> None:
     path = tmp_path / "crash.db"
     full = simulate("wmc", hands=2, seed=42)

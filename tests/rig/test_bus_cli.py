@@ -48,6 +48,7 @@ def test_send_and_bad_arguments(broker: LocalBroker, capsys: pytest.CaptureFixtu
     assert "expected mqtt://HOST[:PORT]" in err
 
 
+@pytest.mark.slow
 def test_tail_shows_a_rig_obeying_a_referee_command(
     tmp_path: Path, broker: LocalBroker, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -52,6 +52,7 @@ async def _play(rig: Rig, setup: list[Draft], until: float) -> None:
         await rig.stop()
 
 
+@pytest.mark.slow
 def test_a_rendered_clip_through_the_rig_gives_exactly_the_expected_actions(
     tmp_path: Path, clip: Path
 ) -> None:
@@ -74,6 +75,7 @@ def test_a_rendered_clip_through_the_rig_gives_exactly_the_expected_actions(
     assert rig.supervisor.health["camera"].restarts == 0
 
 
+@pytest.mark.slow
 def test_a_camera_that_cannot_load_its_models_is_restarted_and_reported(
     tmp_path: Path, clip: Path
 ) -> None:

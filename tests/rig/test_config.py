@@ -72,6 +72,7 @@ def test_relative_paths_follow_the_config_file(tmp_path: Path) -> None:
     assert loaded.camera is not None and loaded.camera.file == tmp_path / "cam.jsonl"
 
 
+@pytest.mark.slow
 def test_check_probes_the_table_link_and_the_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -36,6 +36,7 @@ def feed(rec: Recorder, t0: float, t1: float) -> None:
         rec.record_audio(t, tone.astype(np.float32), RATE)
 
 
+@pytest.mark.slow
 def test_four_hour_soak_keeps_the_budget_and_the_pinned_segments(tmp_path: Path) -> None:
     rec = Recorder(tmp_path / "ring", "S1", Budget(bytes=None, seconds=1800.0), segment_s=10.0)
     alerts = [600.0, 5400.0, 12000.0]
@@ -70,6 +71,7 @@ def test_four_hour_soak_keeps_the_budget_and_the_pinned_segments(tmp_path: Path)
     assert len(files) == rec.ring.usage()["segments"]  # the files dropped are gone from disk
 
 
+@pytest.mark.slow
 def test_the_byte_budget_holds_and_a_dropped_range_names_what_is_kept(tmp_path: Path) -> None:
     rec = Recorder(tmp_path / "ring", "S1", Budget(bytes=BYTES, seconds=None), segment_s=10.0)
     rec.pin(300.0, "proposal")

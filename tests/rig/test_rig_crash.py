@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from referee.duties import RefereeTable
 from referee.store import EventStore
 from rig.bus import topic_filter
@@ -65,6 +67,7 @@ async def until_async(cond: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.02)  # waiting on real I/O (the rig process, the broker)
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_points_loses_and_duplicates_nothing(
     tmp_path: Path, broker: LocalBroker
 ) -> None:

@@ -55,6 +55,7 @@ def fetch(url: str, token: str | None = TOKEN) -> tuple[int, bytes]:
         return e.code, e.read()
 
 
+@pytest.mark.slow
 def test_a_rig_records_cites_pins_and_serves(tmp_path: Path) -> None:
     if not Path("models/voice_spotter.onnx").exists():
         pytest.skip("models/voice_spotter.onnx missing")

@@ -110,6 +110,7 @@ def count(rig: Rig, type_: str) -> int:
     return sum(e.type == type_ for e in rig.store.events(rig.table_id, rig.session_id))
 
 
+@pytest.mark.slow
 def test_a_whole_hand_through_a_broker_restart(
     tmp_path: Path, broker: LocalBroker, call_wav: Path
 ) -> None:

@@ -162,6 +162,7 @@ def config(tmp: Path, camera: Path, wav: Path | None) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("index", [0, 1], ids=["first hand", "second hand: winds moved"])
+@pytest.mark.slow
 def test_the_rig_hears_an_unspoken_claim_and_a_slam_and_the_dashboard_lists_them(
     tmp_path: Path, say: Callable[[str], Audio], index: int
 ) -> None:

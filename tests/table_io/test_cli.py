@@ -25,6 +25,7 @@ def _simulate(*args: str) -> subprocess.Popen[str]:
 
 
 @pytest.mark.parametrize("where", [["--pty"], ["--tcp", "0"]])
+@pytest.mark.slow
 def test_simulate_then_monitor(where: list[str]) -> None:
     if where[0] == "--tcp":
         import socket

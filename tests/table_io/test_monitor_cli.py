@@ -81,6 +81,7 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.slow
 def test_the_command_on_ports_with_no_table(tmp_path: Path, quiet_pty: str) -> None:
     regular = tmp_path / "not-a-tty"
     regular.write_text("hello\n")

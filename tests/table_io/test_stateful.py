@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -107,3 +108,4 @@ class LossyLink(RuleBasedStateMachine):
 
 TestLossyLink = LossyLink.TestCase
 TestLossyLink.settings = settings(max_examples=60, stateful_step_count=60, deadline=None)
+TestLossyLink = pytest.mark.slow(TestLossyLink)

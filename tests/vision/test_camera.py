@@ -131,6 +131,7 @@ def test_a_corrupt_or_truncated_video_is_a_clear_error(tmp_path: Path) -> None:
         list(read_file(tmp_path / "missing.mp4"))
 
 
+@pytest.mark.slow
 def test_cli_eval_of_a_corrupt_video_is_one_line_and_exit_2(tmp_path: Path) -> None:
     junk = tmp_path / "junk.mp4"
     junk.write_bytes(b"garbage" * 50)
@@ -157,6 +158,7 @@ def test_cli_eval_of_a_corrupt_video_is_one_line_and_exit_2(tmp_path: Path) -> N
     )
 
 
+@pytest.mark.slow
 def test_an_arm_held_over_the_river_for_3_s_changes_nothing(recognizer: TileRecognizer) -> None:
     layout = Layout(
         tiles={
@@ -181,6 +183,7 @@ def test_an_arm_held_over_the_river_for_3_s_changes_nothing(recognizer: TileReco
     assert {k: v for k, v in reader.slot_labels().items() if "/river/" in k} == _names(layout)
 
 
+@pytest.mark.slow
 def test_a_sleeve_as_bright_as_the_felt_held_over_a_river_changes_nothing(
     recognizer: TileRecognizer,
 ) -> None:
@@ -205,6 +208,7 @@ def test_a_sleeve_as_bright_as_the_felt_held_over_a_river_changes_nothing(
     assert reader.slot_labels() == _names(layout)
 
 
+@pytest.mark.slow
 def test_an_arm_reaching_in_as_reading_starts_leaves_no_junk(recognizer: TileRecognizer) -> None:
     """A busy start: East's arm (as the renderer moves it for a discard) reaches in over its
     hand and melds on the very frame the table has been at rest long enough to start reading.
@@ -230,6 +234,7 @@ def _names(layout: Layout) -> dict[str, str]:
     return {k: p.tile for k, p in layout.tiles.items()}
 
 
+@pytest.mark.slow
 def test_a_rendered_clip_through_the_pipeline_gives_exactly_the_expected_actions(
     recognizer: TileRecognizer,
 ) -> None:
@@ -250,6 +255,7 @@ def test_a_rendered_clip_through_the_pipeline_gives_exactly_the_expected_actions
     assert fusion.alerts == []
 
 
+@pytest.mark.slow
 def test_a_claim_placed_while_the_claimers_arm_lingers_is_read_before_its_discard(
     recognizer: TileRecognizer,
 ) -> None:
@@ -282,6 +288,7 @@ def _mjref(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_render_calibrate_and_eval_json(tmp_path: Path) -> None:
     log = tmp_path / "game.jsonl"
     log.write_text("".join(e.to_json() + "\n" for e in game()))
@@ -317,6 +324,7 @@ def test_cli_render_calibrate_and_eval_json(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "need 4 corner points" in bad.stderr
 
 
+@pytest.mark.slow
 def test_a_settled_change_hands_a_still_of_the_rectified_table(
     recognizer: TileRecognizer,
 ) -> None:
@@ -340,6 +348,7 @@ def test_a_settled_change_hands_a_still_of_the_rectified_table(
     assert rgb.shape[2] == 3 and abs(rgb.shape[0] - side) <= 2 and abs(rgb.shape[1] - side) <= 2
 
 
+@pytest.mark.slow
 def test_a_laid_down_hand_is_read_tile_by_tile_not_with_its_neighbours(
     recognizer: TileRecognizer,
 ) -> None:

@@ -18,6 +18,7 @@ from vision.detect import Detection
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+@pytest.mark.slow
 def test_detect_json_lines_and_error_lines(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -40,6 +41,7 @@ def test_detect_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert "tiles:" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_eval_on_a_labelled_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fixture_labels: Callable[[str], Any]
 ) -> None:

@@ -71,6 +71,7 @@ def _read(rec: TileRecognizer, photo: Photo) -> tuple[float, int, float]:
     return result.tile_accuracy, kept, float(np.median(right)) if right else 0.0
 
 
+@pytest.mark.slow
 def test_enrolment_makes_an_unseen_face_sure(fitted: tuple[Path, Photo]) -> None:
     folder, photo = fitted
     before = _read(TileRecognizer(), photo)
@@ -80,6 +81,7 @@ def test_enrolment_makes_an_unseen_face_sure(fitted: tuple[Path, Photo]) -> None
     assert after[1] > before[1] and after[2] > before[2]
 
 
+@pytest.mark.slow  # the module's fitted profile takes seconds
 def test_profile_json_names_what_was_fitted(fitted: tuple[Path, Photo]) -> None:
     meta = json.loads((fitted[0] / "profile.json").read_text())
     assert meta["tiles"] == 86 and len(meta["per_class"]) == 43 and meta["per_class"]["5m"] == 2
@@ -89,6 +91,7 @@ def test_profile_json_names_what_was_fitted(fitted: tuple[Path, Photo]) -> None:
     assert loaded.enrolled.all() and 0 < loaded.keep < 1
 
 
+@pytest.mark.slow  # the module's fitted profile takes seconds
 def test_a_profile_from_other_models_is_refused_naming_both(
     fitted: tuple[Path, Photo], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -173,6 +176,7 @@ def test_refuses_too_few_photos(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert len(err) == 1 and "1 photo(s) given, at least 2 needed" in err[0] and "add" in err[0]
 
 
+@pytest.mark.slow
 def test_refuses_a_missing_class_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -183,6 +187,7 @@ def test_refuses_a_missing_class_naming_it(
     assert len(err) == 1 and "no tile labelled 7s W" in err[0] and "add photos" in err[0]
 
 
+@pytest.mark.slow
 def test_refuses_each_bad_photo_and_tile_one_line_each(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -203,6 +208,7 @@ def test_refuses_each_bad_photo_and_tile_one_line_each(
     assert "'dragon' is not a tile name" in err[3] and "5m" in err[3]
 
 
+@pytest.mark.slow
 def test_enrol_cli_writes_a_profile_that_detect_uses(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -252,6 +258,7 @@ def _assert_known_tiles_unchanged(folder: Path, photos: list[Photo]) -> int:
     return checked
 
 
+@pytest.mark.slow
 def test_a_profile_keeps_the_shipped_reading_of_known_rendered_styles(
     fitted: tuple[Path, Photo],
 ) -> None:
@@ -276,6 +283,7 @@ def _venue_share(rec: TileRecognizer, photo: Photo) -> float:
     return float(rec.profile.inside(rec.run_with_embedding(x)[1]).mean())
 
 
+@pytest.mark.slow
 def test_a_profile_keeps_the_shipped_reading_of_known_real_sets(
     fitted: tuple[Path, Photo],
 ) -> None:

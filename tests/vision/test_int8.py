@@ -33,6 +33,7 @@ def test_no_shipped_weight_can_saturate_a_u8s8_kernel(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", [DETECTOR_FILE, CLASSIFIER_FILE])
+@pytest.mark.slow
 def test_onnxruntime_computes_every_integer_layer_exactly_on_this_cpu(name: str) -> None:
     if name == DETECTOR_FILE:
         feeds = {"images": letterbox(load_image(FIXTURES / "mixed.jpg"), 416)[0][None]}

@@ -94,6 +94,7 @@ def test_any_mode_and_size(recognizer: TileRecognizer, image: Image.Image) -> No
 
 
 @pytest.mark.parametrize("size", [(1600, 1200), (3200, 2400)])
+@pytest.mark.slow
 def test_small_tiles_in_a_large_image_are_found(
     recognizer: TileRecognizer, size: tuple[int, int]
 ) -> None:
@@ -147,6 +148,7 @@ def test_windows_are_bounded_for_any_image_size(recognizer: TileRecognizer) -> N
     assert recognizer.window_scale(small_tiles, 4000, 3000) == pytest.approx(24 / np.sqrt(4800))
 
 
+@pytest.mark.slow
 def test_noise_gives_a_bounded_answer(recognizer: TileRecognizer) -> None:
     """Texture everywhere, every box kept down to the floor: the boxes kept before NMS, the
     crops classified and the tiles returned are capped, and so is the memory (numpy and Pillow
@@ -190,6 +192,7 @@ def test_a_strip_stretched_to_a_square_is_read(
     assert result.tile_accuracy >= MIN_FIXTURE_ACCURACY, result
 
 
+@pytest.mark.slow
 def test_ordinary_photos_are_not_unstretched(recognizer: TileRecognizer) -> None:
     """The squashed views only replace the plain one when they find far more: on the fixtures
     (ordinary photos) the result is the same with and without them."""

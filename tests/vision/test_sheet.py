@@ -63,6 +63,7 @@ def test_a_photo_without_the_sheet_is_refused(
     assert code == 2 and "part.jpg: sheet markers" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_enrol_from_one_sheet_photo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     img, _ = render_sheet_photo("jade", 14)
     img.save(tmp_path / "sheet.jpg", quality=92)

@@ -97,6 +97,7 @@ sys.exit(main(["voice", "listen", "--device", "default", "--seconds", sys.argv[1
 
 
 @pytest.mark.skipif(not _has_portaudio(), reason="Debian libportaudio2 not installed")
+@pytest.mark.slow
 def test_listen_prints_a_call_heard_live(tmp_path: Path, say, spotter_head) -> None:  # type: ignore[no-untyped-def]
     from .conftest import place
 

@@ -17,6 +17,7 @@ from voice.enrol import EnrolError, Profile, build_profile
 from .conftest import SPOTTER, place
 
 
+@pytest.mark.slow
 def test_player_house_word_is_learnt(
     tmp_path: Path,
     spotter_head: object,

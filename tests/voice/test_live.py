@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 
 from voice.audio_io import Audio
 from voice.live import TableListener
@@ -35,6 +36,7 @@ def hear(listener: TableListener, x: Audio, asks: dict[int, Claim]) -> list[dict
     return out + listener.finish()
 
 
+@pytest.mark.slow
 def test_a_session_heard_block_by_block(say: Callable[..., Audio]) -> None:
     x = table(say)
     pung = Claim("7", "S", "pung", 30.0, 31.5, discarder="E")

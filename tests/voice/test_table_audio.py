@@ -57,6 +57,7 @@ def test_silence_gives_nothing() -> None:
     assert act.utterances(audio=x) == []
 
 
+@pytest.mark.slow
 def test_slam_over_the_clack_level_and_the_winning_tile_once(
     tmp_path: Path,
 ) -> None:
@@ -84,6 +85,7 @@ def test_ring_is_a_phone_not_talking() -> None:
     assert 23.5 < events[0].t_start < 25.0
 
 
+@pytest.mark.slow
 def test_speech_at_one_seat_is_talking_there_though_another_mic_is_louder(
     chatter: Audio,
 ) -> None:
@@ -137,6 +139,7 @@ def _verifier(x: Audio) -> ClaimVerifier:
     return ClaimVerifier(x, act, SEATS)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_claims_against_the_core(say: Callable[..., Audio]) -> None:
     """The core's own claims (a simulated hand): calls placed for some, none for the others;
     the voice events go back into the core, which alerts WMC-5.2 exactly for the unspoken."""
@@ -186,6 +189,7 @@ def test_claims_against_the_core(say: Callable[..., Audio]) -> None:
     assert not [a for a in alerts if a.rule not in ("WMC-5.2", "WMC-5.5")]
 
 
+@pytest.mark.slow
 def test_kong_said_after_showing_is_wmc_5_5(say: Callable[..., Audio]) -> None:
     rng = np.random.default_rng(7)
     scene = Scene(40, rng)
@@ -215,6 +219,7 @@ def test_dead_microphone_is_uncertain() -> None:
     assert v.spoken is None and "silent" in v.reason
 
 
+@pytest.mark.slow
 def test_cli_verify_and_conduct(
     tmp_path: Path, say: Callable[..., Audio], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -38,6 +38,7 @@ def _run(det: VoskDetector, x: np.ndarray) -> list[Detection]:
     return out + det.flush()
 
 
+@pytest.mark.slow
 def test_grammar_with_an_unknown_word_is_refused(ko_model_dir: Path) -> None:
     with pytest.raises(VoskSetupError, match=r"missing from the vocabulary.*xyzzy"):
         VoskModel(VoskLanguage("ja", ko_model_dir, {"xyzzy": "pung", "고양이": "kong"}))
@@ -50,6 +51,7 @@ def test_static_graph_model_is_refused(tmp_path: Path) -> None:
         VoskModel(VoskLanguage("cmn", tmp_path, {"碰": "pung"}))
 
 
+@pytest.mark.slow
 def test_call_is_timed_within_150_ms(ko_model: VoskModel, say: Callable[..., np.ndarray]) -> None:
     clip = say("안녕하세요", "ko", variant="m1")
     onset = 1.5

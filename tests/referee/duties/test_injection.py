@@ -87,6 +87,7 @@ def sessions() -> list[Session]:
     return [_replay(seed) for seed in range(10)]
 
 
+@pytest.mark.slow
 def test_injected_kinds_are_alerted_with_rule_and_seat_and_nothing_else(
     sessions: list[Session],
 ) -> None:

@@ -45,6 +45,7 @@ def replay(events: list) -> tuple[Table, list]:  # type: ignore[type-arg]
         ("mcr", range(30), True),
     ],
 )
+@pytest.mark.slow
 def test_hidden_record_gives_the_results_of_its_full_twin(
     profile: str, seeds: range, drawn_apart: bool
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,6 +48,7 @@ def _check_session(profile: str, seed: int, hands: int) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), hands=st.integers(1, 6))
+@pytest.mark.slow
 def test_wmc_sessions_replay_account_pay_and_rotate(seed: int, hands: int) -> None:
     _check_session("wmc", seed, hands)
 

@@ -19,6 +19,7 @@ FEW = settings(max_examples=10, deadline=None, suppress_health_check=[HealthChec
 
 @FEW
 @given(seed=SEEDS)
+@pytest.mark.slow
 def test_mcr_games_round_trip_through_the_2017_format(seed: int) -> None:
     sim = Simulator("mcr", seed)
     events = list(sim.run(3))

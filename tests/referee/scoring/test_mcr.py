@@ -544,6 +544,7 @@ def _direct(h: WinningHand) -> tuple[tuple[int, int, str, str], ...]:
     suppress_health_check=[HealthCheck.too_slow],
 )
 @given(st.randoms(use_true_random=False))
+@pytest.mark.slow
 def test_wrapper_agrees_with_direct_engine_calls(rng: random.Random) -> None:
     h = random_winning_hand(rng, max_flowers=8)
     direct = _direct(h)

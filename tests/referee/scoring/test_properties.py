@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,6 +38,7 @@ def permute_suits(h: WinningHand, order: tuple[int, int, int]) -> WinningHand:
 
 @settings(max_examples=400, deadline=None)
 @given(st.randoms(use_true_random=False), st.sampled_from(["wmc", "zj33"]))
+@pytest.mark.slow
 def test_totals_respect_minimum_and_limits(rng: random.Random, profile: str) -> None:
     h = draw_hand(rng)
     result = score(h, profile)
@@ -62,6 +64,7 @@ def test_totals_respect_minimum_and_limits(rng: random.Random, profile: str) -> 
 
 @settings(max_examples=300, deadline=None)
 @given(st.randoms(use_true_random=False), st.permutations([0, 1, 2]))
+@pytest.mark.slow
 def test_permuting_the_suits_never_changes_a_wmc_total(
     rng: random.Random, order: list[int]
 ) -> None:
