@@ -14,10 +14,6 @@ from referee.scoring import score
 from referee.scoring.patterns import LIMIT
 
 
-def draw_hand(rng: random.Random) -> WinningHand:
-    return random_winning_hand(rng)
-
-
 def permute_suits(h: WinningHand, order: tuple[int, int, int]) -> WinningHand:
     """Relabel the three suits (characters/dots/bamboo) by ``order``; honours stay."""
 
@@ -40,7 +36,7 @@ def permute_suits(h: WinningHand, order: tuple[int, int, int]) -> WinningHand:
 @given(st.randoms(use_true_random=False), st.sampled_from(["wmc", "zj33"]))
 @pytest.mark.slow
 def test_totals_respect_minimum_and_limits(rng: random.Random, profile: str) -> None:
-    h = draw_hand(rng)
+    h = random_winning_hand(rng)
     result = score(h, profile)
     assert result.arrangement is not None  # a generated win always has a shape
     values = [p.points for p in result.patterns]
@@ -68,7 +64,7 @@ def test_totals_respect_minimum_and_limits(rng: random.Random, profile: str) -> 
 def test_permuting_the_suits_never_changes_a_wmc_total(
     rng: random.Random, order: list[int]
 ) -> None:
-    h = draw_hand(rng)
+    h = random_winning_hand(rng)
     a, b = score(h, "wmc"), score(permute_suits(h, (order[0], order[1], order[2])), "wmc")
     assert (a.valid, a.total) == (b.valid, b.total)
     assert sorted(p.id for p in a.patterns) == sorted(p.id for p in b.patterns)
@@ -77,7 +73,7 @@ def test_permuting_the_suits_never_changes_a_wmc_total(
 @settings(max_examples=200, deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_wmc_and_zj33_differ_only_through_the_value_table(rng: random.Random) -> None:
-    h = draw_hand(rng)
+    h = random_winning_hand(rng)
     wmc, zj = score(h, "wmc"), score(h, "zj33")
     differing = {"2.1.2", "3.2.1", "3.3.1"}
     if not wmc.patterns and not zj.patterns:
