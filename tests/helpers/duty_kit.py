@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from script_kit import HANDS
+
 from referee.duties import RefereeTable
 from referee.events import Deal as DealEvent
 from referee.events import (
@@ -19,12 +21,6 @@ from referee.game.table import Step
 from referee.hands import Wind
 from referee.tiles import parse_tiles
 
-HANDS = {
-    "E": "123m456m789mESWNP",
-    "S": "234m567m789p111p5p",
-    "W": "678p123s789s22sFF",
-    "N": "55s66s77sCCC2p9pEE",
-}
 DEAL_TS = 100.0
 
 

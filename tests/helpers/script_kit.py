@@ -5,6 +5,15 @@ from __future__ import annotations
 from referee.game.script import Script
 from referee.game.table import Step
 
+# The hand the rule tests deal (an unseen wall, overrides by seat): E holds 14; S waits on 5p;
+# no tile more than 4 times.
+HANDS = {
+    "E": "123m456m789mESWNP",
+    "S": "234m567m789p111p5p",
+    "W": "678p123s789s22sFF",
+    "N": "55s66s77sCCC2p9pEE",
+}
+
 
 def rules(step: Step) -> list[str]:
     """The rules a step's alerts cite, in order."""

@@ -3,18 +3,13 @@ text behind it (../shared/seeds/002…, 000… where 002 is silent), one test pe
 
 from __future__ import annotations
 
+from script_kit import HANDS
+
 from referee.events import DealCorrected, TilesExposed
 from referee.game.script import Script
 from referee.game.table import Step
 from referee.hands import Wind
 from referee.tiles import parse_tile
-
-HANDS = {
-    "E": "123m456m789mESWNP",
-    "S": "234m567m789p111p5p",
-    "W": "678p123s789s22sFF",
-    "N": "55s66s77sCCC2p9pEE",
-}
 
 
 def started(**hands: str) -> Script:

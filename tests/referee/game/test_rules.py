@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from script_kit import HANDS, rules
 from script_kit import play as ok
-from script_kit import rules
 
 from referee.game import shapes
 from referee.game.script import Script
@@ -14,14 +14,6 @@ from referee.game.state import Phase
 from referee.hands import Wind, WinningHand
 from referee.scoring.result import ScoreResult
 
-# E waits on nothing special; S waits on 5p (pair); W holds a pair of 5p's neighbours …
-# Dealt hands (an unseen wall): E holds 14; S waits on 5p; no tile more than 4 times.
-HANDS = {
-    "E": "123m456m789mESWNP",
-    "S": "234m567m789p111p5p",
-    "W": "678p123s789s22sFF",
-    "N": "55s66s77sCCC2p9pEE",
-}
 E_5P = "123m456m789mESWN5p"
 E_C = "123m456m789mESWNC"
 

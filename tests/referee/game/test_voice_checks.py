@@ -5,17 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from script_kit import HANDS
+
 from referee.events import ClaimCheck, ConductHeard, VoiceSetup
 from referee.game.script import Script
 from referee.game.table import Step
 from referee.hands import Wind
-
-HANDS = {
-    "E": "123m456m789mESWNP",
-    "S": "234m567m789p111p5p",
-    "W": "678p123s789s22sFF",
-    "N": "55s66s77sCCC2p9pEE",
-}
 
 
 def started(checks: str | None = "voice", **hands: str) -> Script:

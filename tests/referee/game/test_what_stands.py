@@ -5,7 +5,7 @@ rule, and no later legal event is refused. The independent checker's D7, D8 and 
 
 from __future__ import annotations
 
-from script_kit import play, rules
+from script_kit import HANDS, play, rules
 
 from referee.events import TilesExposed
 from referee.game.racks import RackCount
@@ -13,13 +13,6 @@ from referee.game.script import Script
 from referee.game.state import HandState, Phase
 from referee.hands import Wind
 from referee.tiles import parse_tile
-
-HANDS = {
-    "E": "123m456m789mESWNP",
-    "S": "234m567m789p111p5p",
-    "W": "678p123s789s22sFF",
-    "N": "55s66s77sCCC2p9pEE",
-}
 
 
 def started(**hands: str) -> Script:
