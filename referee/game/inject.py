@@ -253,7 +253,7 @@ class IrregularSimulator(Simulator):
             if me.penalty_live:
                 plan: list[Payload] = [Discard(seat=seat, tile=me.penalty_live[0], penalty=True)]
             else:
-                tile = self.players[self.table.state.place_of(seat)].choose_discard(me.counts)
+                tile = self.player_at(seat).choose_discard(me.counts)
                 plan = [Discard(seat=seat, tile=tile)]
         else:
             found = super()._turn(hand)
@@ -269,8 +269,11 @@ class IrregularSimulator(Simulator):
             if self.ts - self._deal_ts >= 15 and seat not in self._slow:
                 options.append("turn_overrun")
         if isinstance(last, Kong) and hand.wall.live > 2:
-            options += ["early_replacement", "kong_discard_before_replacement"]
-            options.append("replacement_from_live_wall")
+            options += [
+                "early_replacement",
+                "kong_discard_before_replacement",
+                "replacement_from_live_wall",
+            ]
             if last.kind is KongKind.ADDED:
                 options.append("added_kong_unspoken")
             else:
@@ -311,7 +314,7 @@ class IrregularSimulator(Simulator):
         if kind == "kong_discard_before_replacement":  # D7: play goes on, the seat a tile short
             left = list(me.counts)
             left[last.tile] -= 4 if last.kind is KongKind.CONCEALED else 1
-            pick = self.players[self.table.state.place_of(seat)].choose_discard(left)
+            pick = self.player_at(seat).choose_discard(left)
             early_discard = Discard(seat=seat, tile=pick)
             self._mark(early_discard, kind, ("WMC-4.3", seat), ("WMC-10.1", seat))
             return [*plan, early_discard]
@@ -444,7 +447,7 @@ class IrregularSimulator(Simulator):
             if turn in self._barred:
                 return plan
             counts = hand.seats[turn].counts
-            pick = self.players[self.table.state.place_of(turn)].choose_discard(counts)
+            pick = self.player_at(turn).choose_discard(counts)
             early = Discard(seat=turn, tile=pick)
             self._mark(early, kind, ("WMC-4.3", turn), ("WMC-10.1", turn))
             return [early]
@@ -453,9 +456,7 @@ class IrregularSimulator(Simulator):
             if not cands:
                 return plan
             seat = rng.choice(cands)
-            pick = self.players[self.table.state.place_of(seat)].choose_discard(
-                hand.seats[seat].counts
-            )
+            pick = self.player_at(seat).choose_discard(hand.seats[seat].counts)
             out_of_turn = Discard(seat=seat, tile=pick)
             self._mark(out_of_turn, kind, ("WMC-4.3", seat), ("WMC-10.1", seat))
             return [out_of_turn, *plan]

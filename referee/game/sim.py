@@ -137,6 +137,10 @@ class Simulator:
             tiles += list(range(NUM_KINDS, NUM_KINDS + 8))
         self._tile_set = tiles
 
+    def player_at(self, seat: Wind) -> Player:
+        """The simulated player sitting at ``seat`` in the hand in play (seats move, WMC-8.2)."""
+        return self.players[self.table.state.place_of(seat)]
+
     # ---- events ------------------------------------------------------------------------------
 
     def _emit(
@@ -267,7 +271,7 @@ class Simulator:
         seat = hand.turn
         me = hand.seats[seat]
         counts = me.counts
-        player = self.players[self.table.state.place_of(seat)]
+        player = self.player_at(seat)
         if self.profile.flowers and hand.after is not TurnStart.CLAIM and any(counts[NUM_KINDS:]):
             return None
         if hand.after is not TurnStart.CLAIM:
@@ -327,7 +331,7 @@ class Simulator:
             counts = hand.seats[seat].counts
             if counts[tile] < 2 and k != 1:
                 continue  # no pung, kong or chow to consider (no random draw either)
-            rng = self.players[self.table.state.place_of(seat)]
+            rng = self.player_at(seat)
             if counts[tile] >= 2:
                 if (
                     counts[tile] == 3
@@ -356,7 +360,7 @@ class Simulator:
             plan.append(_p(Pung, seat=seat))
         else:
             options = claims.chow_options(hand.seats[seat].counts, tile)
-            pick = self.players[self.table.state.place_of(seat)].rng.choice(options)
+            pick = self.player_at(seat).rng.choice(options)
             plan.append(_p(Chow, seat=seat, tiles=pick))
         return plan
 
