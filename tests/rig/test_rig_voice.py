@@ -202,6 +202,13 @@ def test_the_rig_hears_an_unspoken_claim_and_a_slam_and_the_dashboard_lists_them
                     lambda: {"WMC-5.2", "WMC-13.6"} <= {a["payload"]["rule"] for a in published},
                     "the voice alerts on the bus",
                 )
+                claims = len(claims_from_events(events))
+
+                def all_checked() -> bool:  # a loaded machine's checks come in after the alerts
+                    logged = rig.store.events("T1", "S1")
+                    return sum(isinstance(e.payload, ClaimCheck) for e in logged) >= claims
+
+                await until(all_checked, "a check of every claim")
                 await rig.idle()
             finally:
                 await rig.stop()
