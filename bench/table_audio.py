@@ -2,16 +2,20 @@
 
 Simulated play (the referee simulator's hands, its call events taken out) made into four
 microphone channels per language: at each claim, kong and win a call clip placed between the
-discard (or draw) and the exposure on the claimer's channel — or, for ~20 % of them, none (the
-unspoken claims) — with cross-talk into the other mics (8–16 dB down, 3–5 ms late, duller) and
-the mics' gains 5 dB apart; now and then a second seat calls on the same discard. Around it:
+discard (or draw) and the exposure on the claimer's channel — or, for ~30 % of them, none (the
+unspoken claims; a fifth of the spoken ones 6 dB softer) — with cross-talk into the other mics
+(6–20 dB down, 0.3–3 ms late, duller, drawn per pair for each hand) and the mics' gains 5 dB
+apart. Half the windows hold another seat's voice: its talk over the window, or its call of a
+word on the same discard (double talk when the claimer calls too). Around it:
 tile clacks at every discard and draw, slammed tiles, the winning tile slammed (allowed),
 phone rings, short remarks and sustained table talk, a hall noise. Voices: the real dev
 recordings (../shared/data/voice-calls-dev, Mandarin, Cantonese, Japanese) and espeak-ng's
 held-apart variants (never trained on; English has synthesis only).
 
-Reported per language: unspoken-claim precision / recall (the decision rests on speech at the
-claimer's seat, not on the word spotter), word accuracy given a spoken claim (held-apart
+Reported per language, and per case (silent, other chatting, other calling): unspoken-claim
+precision / recall (the decision rests on speech at the claimer's seat, not on the word
+spotter), the uncertain answers and why, the other seat named as the voice heard, word accuracy
+given a spoken claim (held-apart
 synthetic voices, and apart from them the real recordings — which the shipped spotter was
 trained on, so that figure is not independent), seat attribution of every placed call, onset
 error, slam / ring / talking precision and recall, false conduct alerts per hour, CPU per table
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import time
 from collections import defaultdict
@@ -52,8 +57,13 @@ from voice.vocab import load_vocab  # noqa: E402
 
 SEATS: list[Seat | None] = ["E", "S", "W", "N"]
 LEAD_S = 12.0  # before the first event of a hand: calibration time (play noises only)
-UNSPOKEN = 0.2
-SECOND_CALLER = 0.1
+UNSPOKEN = 0.3
+CASES = (("silent", 0.5), ("other chatting", 0.25), ("other calling", 0.25))
+"""What else is heard in a claim's window: nobody; another seat talking over it; another seat
+calling a word on the same discard (double talk when the claimer speaks too)."""
+QUIET = 0.2  # claimers who call 6 dB quieter than usual (under a neighbour's voice)
+LEAK_DB = (6.0, 20.0)  # close-microphone cross-talk, dB down, drawn per pair for each hand
+DELAY_MS = (0.3, 3.0)  # ... and how late it arrives
 
 
 @dataclass
@@ -66,7 +76,8 @@ class Placed:
 
 @dataclass
 class Truth:
-    claims: list[tuple[Claim, Placed | None]] = field(default_factory=list)
+    claims: list[tuple[Claim, Placed | None, str, int | None]] = field(default_factory=list)
+    # (claim, its call or None when unspoken, the case (CASES), the other seat heard or None)
     calls: list[Placed] = field(default_factory=list)  # every call clip (incl. second callers)
     conduct: list[tuple[str, float, float, int]] = field(default_factory=list)
     speech: list[tuple[int, float, float]] = field(default_factory=list)  # every voice placed
@@ -148,7 +159,7 @@ def render_hand(
     t0 = events[0].ts - LEAD_S
     shifted = [e.model_copy(update={"ts": round(e.ts - t0, 3)}) for e in events]
     end = shifted[-1].ts + 4.0
-    scene = Scene(end, rng)
+    scene = Scene(end, rng, leak_db=LEAK_DB, delay_ms=DELAY_MS)
     truth = Truth()
     rnd = voices.rng
     speakers = voices.speakers(lang)
@@ -175,26 +186,21 @@ def render_hand(
             truth.allowed_slams.append(e.ts)
     for c in claims:
         s = "ESWN".index(c.seat)
+        case = rnd.choices([k for k, _ in CASES], [w for _, w in CASES])[0]
+        other = _other_voice(lang, c, s, case, speakers, voices, scene, truth)
         if rnd.random() < UNSPOKEN:
-            truth.claims.append((c, None))
+            truth.claims.append((c, None, case, other))
             continue
         clip, source = voices.call(lang, c.kind, speakers[s])
         room = c.t_exposed - c.t_discard
         lead = min(rnd.uniform(0.25, 1.2), max(0.1, room - len(clip) / SR - 0.15))
         on = c.t_discard + lead
-        level = rnd.uniform(-22, -10) if rnd.random() > 0.1 else rnd.uniform(-30, -24)
+        level = rnd.uniform(-22, -10) - (6.0 if rnd.random() < QUIET else 0.0)
         scene.add(s, clip, on, level)
         placed = Placed(s, on, len(clip) / SR, source)
-        truth.claims.append((c, placed))
+        truth.claims.append((c, placed, case, other))
         truth.calls.append(placed)
         truth.speech.append((s, on, on + placed.dur))
-        if not c.own_turn and rnd.random() < SECOND_CALLER:  # another seat calls too
-            other = rnd.choice([k for k in range(4) if k != s and "ESWN"[k] != c.discarder])
-            clip2, src2 = voices.call(lang, "pung", speakers[other])
-            on2 = on + rnd.uniform(-0.3, 0.3)
-            scene.add(other, clip2, on2, rnd.uniform(-22, -10))
-            truth.calls.append(Placed(other, on2, len(clip2) / SR, src2))
-            truth.speech.append((other, on2, on2 + len(clip2) / SR))
     busy = list(windows)
 
     def free(t: float, dur: float) -> bool:
@@ -232,6 +238,42 @@ def render_hand(
     return scene.render(), truth
 
 
+def _other_voice(
+    lang: Lang,
+    c: Claim,
+    s: int,
+    case: str,
+    speakers: list[str],
+    voices: Voices,
+    scene: Scene,
+    truth: Truth,
+) -> int | None:
+    """Another seat's voice in the claim's window (``case``): its talk over the window, or its
+    call of a word on the same discard (no discarder calls on his own tile); its seat."""
+    rnd = voices.rng
+    if case == "silent":
+        return None
+    others = [k for k in range(4) if k != s and "ESWN"[k] != c.discarder]
+    other = rnd.choice(others)
+    if case == "other chatting":
+        # over the whole window, within the stretch where speech is a call's (no WMC-13.6
+        # talking: that is counted apart)
+        on = c.t_discard + rnd.uniform(-0.4, 0.3)
+        talk = voices.chatter(lang, c.t_exposed + 0.9 - on)[: int((c.t_exposed + 0.9 - on) * SR)]
+        scene.add(other, talk, on, rnd.uniform(-22, -10))
+        truth.speech.append((other, on, on + len(talk) / SR))
+        return other
+    word = rnd.choice(["pung", "kong", "win"])
+    clip, source = voices.call(lang, word, speakers[other])
+    room = max(0.1, c.t_exposed - c.t_discard - len(clip) / SR)
+    on = c.t_discard + rnd.uniform(0.1, room)
+    scene.add(other, clip, on, rnd.uniform(-22, -10))
+    placed = Placed(other, on, len(clip) / SR, source)
+    truth.calls.append(placed)
+    truth.speech.append((other, on, on + placed.dur))
+    return other
+
+
 @dataclass
 class Tally:
     n: dict[str, float] = field(default_factory=lambda: defaultdict(float))
@@ -248,28 +290,39 @@ def analyse(
     cal = calibrate_venue(x, 30.0)
     act = SeatActivity(band_levels(x), cal.floors, SEATS)
     verifier = ClaimVerifier(x, act, SEATS, spotter=spotter)
-    verdicts = [(verifier.verify(c), c, p) for c, p in truth.claims]
+    verdicts = [(verifier.verify(c), c, p, case, o) for c, p, case, o in truth.claims]
     det = ConductDetectors(
         cal,
         SEATS,
-        allowed_windows=[(c.t_discard, c.t_exposed) for c, _ in truth.claims],
-        win_times=[(c.t_exposed, c.seat) for c, _ in truth.claims if c.kind in ("win", "selfdraw")],
+        allowed_windows=[(c.t_discard, c.t_exposed) for c, *_ in truth.claims],
+        win_times=[
+            (c.t_exposed, c.seat) for c, *_ in truth.claims if c.kind in ("win", "selfdraw")
+        ],
     )
     events = det.run(x, verifier.utterances)
     cpu = time.process_time() - t
-    for v, c, placed in verdicts:
+    for v, c, placed, case, other in verdicts:
         unspoken = placed is None
         flagged = v.spoken is False
-        tally.add("claims")
-        tally.add("unspoken" if unspoken else "spoken")
-        tally.add("uncertain", v.spoken is None)
-        tally.add("tp", unspoken and flagged)
-        tally.add("fp", (not unspoken) and flagged)
+        for at in ("", f"{case}:"):  # every claim, and its case's
+            tally.add(f"{at}claims")
+            tally.add(f"{at}unspoken" if unspoken else f"{at}spoken")
+            tally.add(f"{at}uncertain", v.spoken is None)
+            tally.add(f"{at}tp", unspoken and flagged)
+            tally.add(f"{at}fp", (not unspoken) and flagged)
+            if placed is not None and v.spoken and v.word is not None:
+                tally.add(f"{at}words_{placed.source}")
+                tally.add(f"{at}words_right_{placed.source}", v.word == c.kind)
+            if unspoken and other is not None:  # the voice heard named as the other seat's
+                tally.add(f"{at}others_heard")
+                tally.add(f"{at}others_named", v.seat_heard == "ESWN"[other])
+        if v.spoken is None:  # why, its seat and seconds aside
+            why = re.sub(
+                r"\d+\.\d+ s", "… s", re.sub(r"^[ESWN]'s voice", "a seat's voice", v.reason)
+            )
+            tally.add(f"uncertain: {why}")
         if placed is not None and v.spoken:
             tally.onset_ms.append(abs((v.onset or 0.0) - placed.t) * 1000)
-            if v.word is not None:
-                tally.add(f"words_{placed.source}")
-                tally.add(f"words_right_{placed.source}", v.word == c.kind)
     for p in truth.calls:  # heard at its own seat?
         tally.add("placed")
         tally.add(
@@ -338,6 +391,35 @@ def report(lang: str, tally: Tally, hours: float, cpu: float) -> dict[str, Any]:
         "hours": hours,
         "cpu_pct_of_core": 100 * cpu / (hours * 3600),
     }
+    res["uncertain_why"] = {
+        k.split(": ", 1)[1]: v for k, v in n.items() if k.startswith("uncertain: ")
+    }
+    res["cases"] = {}
+    for case, _ in CASES:
+        at = f"{case}:"
+        got = n[f"{at}tp"] + n[f"{at}fp"]
+        words = n[f"{at}words_synthetic"] + n[f"{at}words_real"]
+        right = n[f"{at}words_right_synthetic"] + n[f"{at}words_right_real"]
+        res["cases"][case] = {
+            "claims": n[f"{at}claims"],
+            "unspoken": n[f"{at}unspoken"],
+            "unspoken_precision": n[f"{at}tp"] / got if got else None,
+            "unspoken_recall": n[f"{at}tp"] / n[f"{at}unspoken"] if n[f"{at}unspoken"] else None,
+            "uncertain": n[f"{at}uncertain"],
+            "word_acc": right / words if words else None,
+            "other_seat_named": n[f"{at}others_named"] / n[f"{at}others_heard"]
+            if n[f"{at}others_heard"]
+            else None,
+        }
+        print(
+            f"       {case:<15} claims {int(n[f'{at}claims']):>4} (unspoken "
+            f"{int(n[f'{at}unspoken']):>3}, uncertain {int(n[f'{at}uncertain'])})  unspoken P "
+            f"{pct(n[f'{at}tp'], got)} R {pct(n[f'{at}tp'], n[f'{at}unspoken'])}  words "
+            f"{pct(right, words)} (n {int(words)})  other seat named "
+            f"{pct(n[f'{at}others_named'], n[f'{at}others_heard'])}"
+        )
+    for why, k in res["uncertain_why"].items():
+        print(f"       uncertain {int(k)}: {why}")
     false_alerts = 0.0
     for kind in ("slam", "phone", "talking"):
         found, true, false = n[f"found_{kind}"], n[f"true_{kind}"], n[f"false_{kind}"]

@@ -5,7 +5,8 @@ seat outside calls, a slammed tile, a ringing phone. Every event carries its cli
   half of it speech, outside the claim windows (a call is short and allowed); not a ring tone.
 - Slam: an impulse (a 2.5 ms peak ≥ 18 dB over the 40 ms before it, gone 30–60 ms later and
   not followed by a vowel: a tile, not a voice) ``slam_db`` over the venue's calibrated clack
-  level; one slam per winner as the winning tile is laid is allowed.
+  level (``SPEECH_SLAM_DB`` more while that seat speaks: a plosive's burst is as sharp); one slam
+  per winner as the winning tile is laid is allowed.
 - Phone: tonal frames (two spectral peaks hold most of the 600–4000 Hz energy: a ring tone, not
   a voice's many harmonics; one or two steady pitches) in bursts, repeating — ≥ 2 bursts less
   than 5 s apart holding ≥ 1.2 s of tone, or one of ≥ 1.5 s.
@@ -27,6 +28,7 @@ from voice.seats import Calibration, SeatActivity, Utterance, _runs, band_levels
 ConductKind = Literal["talking", "slam", "phone"]
 F64 = npt.NDArray[np.float64]
 PEAK = 40  # 2.5 ms peak blocks
+SPEECH_SLAM_DB = 6.0  # a slam while the seat speaks: this much louder than one in silence
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,7 @@ class ConductDetectors:
             for u in utterances
             if not any(u.start < p.t_end and p.t_start < u.end for p in phones)
         ]
-        out = self.talking(speech) + self.slams(audio) + phones
+        out = self.talking(speech) + self.slams(audio, speech) + phones
         if offset:
             out = [
                 ConductEvent(
@@ -243,7 +245,9 @@ class ConductDetectors:
                 group = [nxt] if nxt is not None else []
         return out
 
-    def slams(self, audio: Audio) -> list[ConductEvent]:
+    def slams(self, audio: Audio, speech: Sequence[Utterance] = ()) -> list[ConductEvent]:
+        """Impulses ``slam_db`` over the clack; within speech at the same seat
+        ``SPEECH_SLAM_DB`` more (a plosive's burst is as sharp as a tile, not as loud as a slam)."""
         out: list[ConductEvent] = []
         limit = self.calibration.clack_db + self.calibration.slam_db
         excused: set[int] = set()
@@ -251,6 +255,11 @@ class ConductDetectors:
         last = -1.0
         for imp in impulses(peaks):
             if imp.peak_db < limit or imp.t - last < 0.3:  # (a slammed tile bounces)
+                continue
+            talking = any(
+                u.channel == imp.channel and u.start - 0.05 <= imp.t <= u.end for u in speech
+            )
+            if talking and imp.peak_db < limit + SPEECH_SLAM_DB:
                 continue
             last = imp.t
             seat = self.seats[imp.channel]

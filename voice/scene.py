@@ -77,7 +77,12 @@ class Scene:
         noise_db: float = -55.0,
         gain_spread_db: float = 5.0,
         channels: int = 4,
+        leak_db: tuple[float, float] | None = None,
+        delay_ms: tuple[float, float] | None = None,
     ) -> None:
+        """``leak_db`` / ``delay_ms``: cross-talk from each seat to each other mic drawn from
+        these ranges (dB down, ms late) for every pair; by default the next seats' mics hear a
+        voice 8–12 dB down and 3 ms late, the opposite one's 12–16 dB and 4.5 ms."""
         self.n = int(seconds * SR)
         self.rng = rng
         self.channels = channels
@@ -91,8 +96,14 @@ class Scene:
                 if s == c:
                     continue
                 far = (s - c) % 4 == 2
-                self.leak_db[s, c] = rng.uniform(-16, -12) if far else rng.uniform(-12, -8)
-                self.delay[s, c] = int((0.0045 if far else 0.003) * SR + rng.integers(0, 8))
+                if leak_db is not None:
+                    self.leak_db[s, c] = -rng.uniform(*leak_db)
+                else:
+                    self.leak_db[s, c] = rng.uniform(-16, -12) if far else rng.uniform(-12, -8)
+                if delay_ms is not None:
+                    self.delay[s, c] = int(rng.uniform(*delay_ms) / 1000 * SR)
+                else:
+                    self.delay[s, c] = int((0.0045 if far else 0.003) * SR + rng.integers(0, 8))
         # The hall: the same kind of noise at every mic (its colour, a shuffler's hum, the
         # swell of far-off voices), each mic its own draw of it.
         slope = float(rng.uniform(0.8, 1.6))

@@ -5,7 +5,11 @@ is not always the speaker's. Levels are therefore taken over each channel's own 
 floor (the hall noise reaches all mics alike, so this cancels a gain difference), in frequency
 bands (two people talking at once each dominate some bands), and a channel counts as speaking
 only where it is not explained as cross-talk: within ``xt_db`` of the loudest channel in a band.
-Where two channels are close, the one whose signal arrives first (GCC-PHAT) is the speaker's.
+Where two channels are close with the same onset (one sound at two mics), the one whose signal
+arrives first (GCC-PHAT) is the speaker's; two seats talking at once start apart and both stand.
+How loud each seat speaks at its own mic (:meth:`SeatActivity.voice_db`) says where another
+voice's cross-talk could hide a call of its own (:meth:`SeatActivity.covered`): only there is a
+seat's silence unsure.
 With a mic array at the table centre, :func:`seat_from_tdoa` names the seat from time
 differences instead.
 """
@@ -24,6 +28,10 @@ from voice.events import Seat
 HOP = 320  # 20 ms frames
 NFFT = 512
 XT_OVER_DB = 4.0  # own speech: this far over what cross-talk from the others explains
+VOICE_DB = 24.0  # a seat not yet heard enough: its speech is taken this far over its floor
+SAME_ONSET_S = 0.06  # one sound at two mics starts within a few frames (the delay is ≤ 3 ms)
+CORE_FRAMES = 5  # 0.1 s: the unbroken speech an utterance needs (a voiced vowel)
+MIN_VOICE_FRAMES = 25  # own-speech frames (0.5 s) that tell how loud a seat speaks
 BANDS_HZ = ((150, 500), (500, 1000), (1000, 2000), (2000, 4000))
 F64 = npt.NDArray[np.float64]
 
@@ -148,12 +156,32 @@ class SeatActivity:
         # (frames, channels): two bands agree, or one clearly (a voice low in treble)
         self.own = (own.sum(axis=1) >= 2) | strong.any(axis=1)
 
-    def masked_s(self, channel: int, t0: float, t1: float) -> float:
-        """Seconds of [t0, t1) in which others' voices reach ``channel`` loudly enough to hide
-        a quieter voice of its own (cross-talk well over the speech margin)."""
+    def voice_db(self, channel: int) -> F64:
+        """How loud this seat's own speech is at its microphone, per band (dB over the floor):
+        the median of its own-speech frames — below a call's loud vowels, so that a call said
+        softer than usual counts too — or ``VOICE_DB`` where it has not been heard enough."""
+        frames = self.snr[self.own[:, channel], :, channel]
+        if len(frames) < MIN_VOICE_FRAMES:
+            return np.full(self.snr.shape[1], VOICE_DB)
+        level: F64 = np.percentile(frames, 50, axis=0)
+        return level
+
+    def covered(self, channel: int, t0: float, t1: float) -> tuple[float, int | None]:
+        """The longest stretch of [t0, t1) in which the others' voices reach ``channel`` as
+        loud as its own seat's speech (within ``XT_OVER_DB`` of :meth:`voice_db` in two bands):
+        a call said there would not stand out as its own (seconds, and the channel whose
+        voice covers it most). Quieter cross-talk hides nothing: a call would rise over it."""
         a, b = max(0, int(t0 * SR) // HOP), max(0, int(t1 * SR) // HOP)
-        loud = self.pred[a:b, :, channel] > self.margin_db + 6
-        return float((loud.sum(axis=1) >= 2).sum() * HOP / SR)
+        level = self.voice_db(channel)
+        hidden = (self.pred[a:b, :, channel] > level[None, :] - XT_OVER_DB).sum(axis=1) >= 2
+        # a call shows where 0.1 s of it rises unbroken (``utterances``' core): gaps in the
+        # other voice shorter than that hide it still
+        longest = max((y - x for x, y in _runs(hidden, CORE_FRAMES - 1)), default=0)
+        if not longest:
+            return 0.0, None
+        others = [s for s in range(self.snr.shape[2]) if s != channel]
+        heard = self.snr[a:b][hidden][:, :, others].max(axis=(0, 1))
+        return longest * HOP / SR, others[int(np.argmax(heard))]
 
     def _leak(self, snr: F64, single: npt.NDArray[np.bool_]) -> F64:
         """Cross-talk s → d in dB (of the levels over each floor), measured where s alone
@@ -176,7 +204,7 @@ class SeatActivity:
         min_s: float = 0.1,
         gap_s: float = 0.25,
         audio: Audio | None = None,
-        core_s: float = 0.1,
+        core_s: float = CORE_FRAMES * HOP / SR,
     ) -> list[Utterance]:
         """Runs of own-speech frames, gaps under ``gap_s`` bridged, holding ``core_s`` of
         unbroken speech (a voiced vowel; a tile's click is shorter); where two channels claim
@@ -233,8 +261,9 @@ def gcc_phat(sig: Audio, ref: Audio, max_lag: int) -> int:
 
 
 def _resolve_ties(utts: list[Utterance], audio: Audio) -> list[Utterance]:
-    """Overlapping utterances on two channels with < 3 dB between them: keep the one whose
-    channel the sound reaches first (the nearer mic)."""
+    """Overlapping utterances on two channels with < 3 dB between them and the same onset
+    (one sound heard at two mics): keep the one whose channel the sound reaches first (the
+    nearer mic)."""
     drop: set[int] = set()
     for i, u in enumerate(utts):
         for j, v in enumerate(utts):
@@ -242,10 +271,11 @@ def _resolve_ties(utts: list[Utterance], audio: Audio) -> list[Utterance]:
                 continue
             if (
                 not (u.start < v.end and v.start < u.end)
+                or abs(u.start - v.start) > SAME_ONSET_S
                 or abs(u.lead_db) > 3
                 or abs(v.lead_db) > 3
             ):
-                continue
+                continue  # (two seats talking at once start apart: both are kept)
             a, b = int(max(u.start, v.start) * SR), int(min(u.end, v.end) * SR)
             if b - a < 800:
                 continue

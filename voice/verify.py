@@ -5,8 +5,11 @@ The decision "spoken or not" rests on speech at the claimer's seat in the window
 discard (or draw) to the exposure — voice activity and seat attribution, which do not need the
 word spotter to be right. The spotter only names the word, scored over the words legal at that
 moment (after a discard: chow for the discarder's next player only, pung, kong, win; on one's
-own turn: kong, self-draw). A window where the claimer's mic is dead or drowned is uncertain:
-no alert, a note.
+own turn: kong, self-draw). Another seat talking or calling in the window is that seat's voice
+(``seat_heard``), not a reason to stand aside: the claimer's own call would rise over its
+cross-talk. A window is uncertain — no alert, a note saying why — only where the claimer could
+not have been heard: his mic dead or clipped, or another voice (or noise) reaching his mic as
+loud as he speaks (one mic alone: any sound that loud).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ NEXT: dict[str, str] = {"E": "S", "S": "W", "W": "N", "N": "E"}
 PRE_S = 0.3  # a call may start just before the discard lands
 POST_S = 0.4  # ... and run into the exposure (except a kong: WMC-5.5)
 MIN_SPEECH_S = 0.1
+DROWNED_DB = 15.0  # one microphone this far over its floor throughout: nothing can be told
+CALL_S = 0.3  # the shortest call: a stretch this long where one could hide makes silence unsure
 
 
 class ClaimError(ValueError):
@@ -311,11 +316,19 @@ class ClaimVerifier:
         if float(np.sqrt(np.mean(seg**2))) < 1e-5:
             return "the claimer's microphone is silent (unplugged or muted?)"
         fa, fb = a // 320, max(a // 320 + 1, b // 320)
-        snr = self.activity.snr[fa:fb, :, c]
-        if len(snr) and float(np.median(snr.max(axis=1))) > 15.0:
-            return "the window is drowned in noise at the claimer's microphone"
-        if len(self.seats) > 1 and self.activity.masked_s(c, t0, t1) >= 0.2:
-            return "another seat's voice covers the claimer's microphone in the window"
+        if len(self.seats) == 1 or channel is not None:  # one mic: its level alone
+            snr = self.activity.snr[fa:fb, :, c]
+            if len(snr) and float(np.median(snr.max(axis=1))) > DROWNED_DB:
+                return "the window is drowned in noise at the claimer's microphone"
+        if len(self.seats) > 1:
+            covered, by = self.activity.covered(c, t0, t1)
+            if covered >= CALL_S:
+                heard = self.seats[by] if by is not None else None
+                who = f"{heard}'s voice" if heard else "another seat's voice"
+                return (
+                    f"{who} reaches the claimer's microphone as loud as the claimer speaks for "
+                    f"{covered:.1f} s of the window: a call would not stand out"
+                )
         return ""
 
 

@@ -292,3 +292,72 @@ def test_two_seats_calling_on_one_discard(
     assert [(s, round(t, 1)) for s, t, _w in v.others] == [("W", 30.9)]
     assert v.others[0][2] in ("chow", "pung", "kong", "win")
     assert set(v.scores) == {"pung", "kong", "win"}
+
+
+def _leaky_scene(rng: np.random.Generator, leak_db: float, seconds: float = 40) -> Scene:
+    """Four close microphones, every seat's voice ``leak_db`` down at every other mic."""
+    scene = Scene(seconds, rng, leak_db=(leak_db, leak_db), delay_ms=(1.0, 1.0))
+    clacks(scene, rng, seconds)
+    return scene
+
+
+@pytest.mark.parametrize("leak_db", [6.0, 12.0, 20.0])
+def test_another_seat_talking_over_the_window_is_heard_as_that_seat(
+    say: Callable[..., Audio], chatter: Audio, leak_db: float
+) -> None:
+    """S talks through N's claim window as loud as N speaks. With the usual close-mic
+    separation (12 or 20 dB) a silent N is an unspoken claim, S named as the voice heard; where
+    S's voice reaches N's mic only 6 dB down, a call said softly could hide under it: unsure,
+    and the answer says whose voice. Either way a call from N under S's talk, 6 dB softer than
+    N spoke before, is heard as N's."""
+    rng = np.random.default_rng(11)
+    scene = _leaky_scene(rng, leak_db)
+    peng = say("peng4", "cmn-latn-pinyin")
+    scene.add(3, peng, 12.0, -14)  # N heard once before (how loud N speaks)
+    scene.add(1, np.concatenate([chatter, chatter]), 29.6, -14)  # S talks from 29.6 s on
+    scene.add(3, peng, 36.0, -20)  # N calls, softly, under the end of S's talk
+    x = scene.render()
+    assert len(chatter) / SR > 3.0  # (S's talk covers both windows)
+    verifier = _verifier(x)
+    silent = verifier.verify(Claim("a", "N", "pung", 30.0, 31.5, discarder="E"))
+    if leak_db > 6.0:
+        assert (silent.spoken, silent.rule, silent.seat_heard) == (False, "WMC-5.2", "S")
+    else:
+        assert (silent.spoken, silent.rule) == (None, None)
+        assert silent.reason.startswith("S's voice reaches the claimer's microphone")
+    spoken = verifier.verify(Claim("b", "N", "pung", 35.8, 37.2, discarder="E"))
+    assert (spoken.spoken, spoken.seat_heard) == (True, "N")
+    assert spoken.onset == pytest.approx(36.0, abs=0.15)
+
+
+def test_a_voice_louder_at_the_claimers_mic_than_the_claimer_is_unsure_and_says_whose(
+    say: Callable[..., Audio], chatter: Audio
+) -> None:
+    """A soft-spoken claimer beside a neighbour talking loudly: the neighbour's cross-talk at
+    the claimer's mic is louder than the claimer's own speech there, so a call could hide under
+    it and silence proves nothing — the answer is unsure, and says why and whose voice."""
+    rng = np.random.default_rng(12)
+    scene = _leaky_scene(rng, 12.0)
+    scene.add(3, say("peng4", "cmn-latn-pinyin"), 12.0, -30)  # N speaks softly
+    scene.add(1, np.concatenate([chatter, chatter]), 29.6, -4)  # S talks loudly
+    x = scene.render()
+    v = _verifier(x).verify(Claim("c", "N", "pung", 30.0, 31.5, discarder="E"))
+    assert v.spoken is None and v.rule is None
+    assert v.reason.startswith("S's voice reaches the claimer's microphone as loud as")
+
+
+@pytest.mark.parametrize(("level_db", "slam"), [(-10.0, False), (-2.0, True)])
+def test_a_tile_knocked_while_its_player_talks_is_a_slam_only_when_far_louder(
+    chatter: Audio, level_db: float, slam: bool
+) -> None:
+    """A click inside a seat's speech is as sharp as a plosive: a slam there must be
+    SPEECH_SLAM_DB louder than one in silence (the same click alone is a slam)."""
+    rng = np.random.default_rng(14)
+    scene = Scene(40, rng)
+    clacks(scene, rng, 40)
+    scene.add(1, np.concatenate([chatter, chatter]), 25.0, -14)  # S talks from 25 s on
+    scene.add(1, tile_clack(rng), 26.5, level_db)  # S's tile, knocked while talking
+    scene.add(3, tile_clack(rng), 34.5, -8.0)  # N's, in silence: a slam
+    x = scene.render()
+    slams = [(e.seat, round(e.t_start)) for e in detectors(x).run(x) if e.kind == "slam"]
+    assert slams == ([("S", 26)] if slam else []) + [("N", 34)]
