@@ -32,6 +32,9 @@ VOICE_DB = 24.0  # a seat not yet heard enough: its speech is taken this far ove
 SAME_ONSET_S = 0.06  # one sound at two mics starts within a few frames (the delay is ≤ 3 ms)
 CORE_FRAMES = 5  # 0.1 s: the unbroken speech an utterance needs (a voiced vowel)
 MIN_VOICE_FRAMES = 25  # own-speech frames (0.5 s) that tell how loud a seat speaks
+LEAK_OVER_DB = 10.0  # cross-talk is measured where a seat alone speaks this far over the margin
+LEAK_CELLS = 30  # … in this many frame-bands (a call or two); a quieter far mic reads as noise,
+# which only makes the cross-talk seem louder than it is
 BANDS_HZ = ((150, 500), (500, 1000), (1000, 2000), (2000, 4000))
 F64 = npt.NDArray[np.float64]
 
@@ -120,7 +123,7 @@ class Utterance:
 
     @property
     def duration(self) -> float:
-        return self.end - self.start
+        return round(self.end - self.start, 3)  # (start and end are rounded to the ms)
 
 
 @dataclass
@@ -152,18 +155,22 @@ class SeatActivity:
                     pred[:, :, d] = np.maximum(pred[:, :, d], snr[:, :, s] + self.leak[s, d])
         self.pred = pred
         own = (snr > self.margin_db) & (snr >= pred + XT_OVER_DB)
+        self.own_bands = own  # (frames, bands, channels)
         strong = own & (snr > self.margin_db + 6)
         # (frames, channels): two bands agree, or one clearly (a voice low in treble)
         self.own = (own.sum(axis=1) >= 2) | strong.any(axis=1)
 
     def voice_db(self, channel: int) -> F64:
         """How loud this seat's own speech is at its microphone, per band (dB over the floor):
-        the median of its own-speech frames — below a call's loud vowels, so that a call said
-        softer than usual counts too — or ``VOICE_DB`` where it has not been heard enough."""
-        frames = self.snr[self.own[:, channel], :, channel]
-        if len(frames) < MIN_VOICE_FRAMES:
-            return np.full(self.snr.shape[1], VOICE_DB)
-        level: F64 = np.percentile(frames, 50, axis=0)
+        the median of its own-speech frames that reach the band — below a call's loud vowels,
+        so that a call said softer than usual counts too — or ``VOICE_DB`` where it has not been
+        heard enough."""
+        level = np.full(self.snr.shape[1], VOICE_DB)
+        speaking = self.own[:, channel]
+        for band in range(len(level)):  # where the voice reaches that band: a low voice
+            heard = speaking & self.own_bands[:, band, channel]  # has no treble, nor a high one
+            if heard.sum() >= MIN_VOICE_FRAMES:  # any bass
+                level[band] = float(np.median(self.snr[heard, band, channel]))
         return level
 
     def covered(self, channel: int, t0: float, t1: float) -> tuple[float, int | None]:
@@ -190,8 +197,8 @@ class SeatActivity:
         leak = np.full((c, c), -self.xt_db)
         for s in range(c):
             alone = single[:, s] & (single.sum(axis=1) == 1)
-            strong = snr[alone][:, :, s] > self.margin_db + 15  # (frames, bands)
-            if strong.sum() < 50:
+            strong = snr[alone][:, :, s] > self.margin_db + LEAK_OVER_DB  # (frames, bands)
+            if strong.sum() < LEAK_CELLS:
                 continue
             for d in range(c):
                 if d != s:
