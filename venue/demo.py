@@ -13,8 +13,11 @@ in-process bus, or a local mosquitto with ``--mqtt``, as a venue would.
 ``--smoke``: one hand of one table, headless; one JSON line ``{"hands", "actions", "alerts",
 "scores", "agree"}``; exit 0 only when the pipelines' record agrees with the simulated truth:
 the game actions in the rig's log (draws, discards, claims, kongs, the win: kind, seat and
-the tiles that were shown) equal the simulator's, in order, and the hand's score (winner,
-value, payments) equals the one the core gives the simulated log, whose every tile is known.
+the tiles that were shown) equal the simulator's, in order, the hand's score (winner,
+value, payments) equals the one the core gives the simulated log, whose every tile is known,
+and the findings a referee is shown (``findings``: each alert's rule and seat, warnings and
+worse) are exactly those the demo planted — the core's own on the simulated log without the
+calls the table audio leaves unspoken: none missing, none more.
 """
 
 from __future__ import annotations
@@ -31,14 +34,15 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.cli_support import float_in, int_in
 from referee.duties import RefereeTable
-from referee.events import Event, Source
+from referee.events import Call, EngineEvent, Event, Source
 from referee.records.walk import as_corrected
 from rig.bus import Bus
 from rig.bus.memory import MemoryBus
@@ -59,6 +63,7 @@ DEMO_USER = "demo"
 HAND_LIMIT_S = 90.0  # past the hand's simulated end: the pipelines are stuck
 CAMERA_DONE_S = 15.0  # after the camera read its whole file: what it saw is in, or never comes
 REVEAL_WAIT_S = 5.0  # after a win, for the camera's reading of the hand laid down
+VOICE_WAIT_S = 15.0  # after the hand, for the microphones' check of its last claims
 EVIDENCE_TOKEN_ENV = "MJREF_DEMO_EVIDENCE_TOKEN"
 SEED = 73  # the first hand (a chow, a win on a discard); the next hands count up from here
 GIVE_UP_AFTER = 3  # failed sessions in a row after which a table stops (and says so)
@@ -118,6 +123,7 @@ class HandRecord:
     log: list[Event] = field(default_factory=list)  # the rig's log of this hand
     scored: dict[str, Any] | None = None
     finished: bool = False
+    findings: list[Finding] = field(default_factory=list)  # what the rig raised this hand
 
     def actions(self) -> list[tuple[str, str, str | None]]:
         return [_key(e) for e in as_corrected(self.log) if e.type in ACTIONS]
@@ -134,9 +140,39 @@ class HandRecord:
                     scored = _score(o.payload)
         return scored
 
+    def planted(self) -> list[Finding]:
+        """The findings this hand was made to raise: the core's own on the simulated log (whose
+        every call is spoken) with the calls its audio leaves unspoken taken out."""
+        silent = list(self.media.unspoken)  # "N chow"
+        duty = RefereeTable()
+        for e in self.media.before:
+            duty.apply(e)
+        out: list[Finding] = []
+        seq = self.media.events[0].seq
+        for e in self.media.events:
+            p = e.payload
+            if isinstance(p, Call) and f"{p.seat.name} {p.call}" in silent:
+                silent.remove(f"{p.seat.name} {p.call}")
+                continue
+            out += findings(duty.apply(e.model_copy(update={"seq": seq})).outputs())
+            seq += 1  # (numbered on without the calls taken out)
+        return sorted(out)
+
     def agree(self) -> bool:
         same = self.actions() == self.truth() and self.scored == self.true_score()
-        return self.finished and same
+        return self.finished and same and self.findings == self.planted()
+
+
+Finding = tuple[str, str]  # (rule, seat or "-"): an alert a referee is shown (info aside)
+
+
+def findings(outputs: Iterable[EngineEvent]) -> list[Finding]:
+    """The alerts among engine outputs that a referee is shown (warnings and worse)."""
+    return sorted(
+        (str(o.payload["rule"]), str(o.payload.get("seat") or "-"))
+        for o in outputs
+        if o.type == "alert" and o.payload.get("severity") != "info"
+    )
 
 
 def _key(e: Event) -> tuple[str, str, str | None]:
@@ -263,8 +299,12 @@ class DemoTable:
         # the camera reveals a won hand once it has read it whole (a moment after the win,
         # which ends the hand): the record is taken when it is in, or when it is not coming
         await _until(lambda: _count(rig, "hand_revealed") >= _count(rig, "win"), REVEAL_WAIT_S)
+        # every claim's check comes from the microphones once its window is heard: a finding
+        # of theirs may come after the hand's end
+        await _until(lambda: _checked(rig, start), VOICE_WAIT_S)
         await rig.idle()
         rec.log = list(rig.store.events(rig.table_id, rig.session_id, start))
+        rec.findings = findings(o for o in rig.outputs if o.cause >= start)
         scored = [o for o in rig.outputs if o.type == "hand_scored"]
         rec.scored = _score(scored[-1].payload) if rec.finished and scored else None
 
@@ -285,6 +325,13 @@ def _seen_all(rig: Rig, name: str) -> bool:
     """The input read its whole file (a recording ends; a live camera never does)."""
     h = rig.supervisor.health.get(name)
     return h is not None and h.finished
+
+
+def _checked(rig: Rig, start: int) -> bool:
+    """Every claim, kong and win logged since ``start`` has its check by the microphones."""
+    log = list(rig.store.events(rig.table_id, rig.session_id, start))
+    claims = sum(e.type in ("chow", "pung", "kong", "win") for e in log)
+    return sum(e.type == "claim_check" for e in log) >= claims
 
 
 def _count(rig: Rig, kind: str) -> int:
@@ -385,6 +432,7 @@ async def smoke(args: argparse.Namespace, drop: tuple[float, float] | None) -> i
         "hands": int(rec.finished),
         "actions": len(rec.actions()),
         "alerts": alerts,
+        "findings": {"raised": rec.findings, "planted": rec.planted()},
         "scores": rec.scored,
         "agree": rec.agree(),
     }
@@ -412,6 +460,13 @@ def _explain(rec: HandRecord) -> None:
         )
     if rec.scored != rec.true_score():
         print(f"mjref demo: score {rec.scored} differs from {rec.true_score()}", file=sys.stderr)
+    raised, planted = Counter(rec.findings), Counter(rec.planted())
+    for what, extra in (
+        ("raised, not planted", raised - planted),
+        ("planted, not raised", planted - raised),
+    ):
+        for rule, seat in sorted(extra.elements()):
+            print(f"mjref demo: finding {rule} at {seat} {what}", file=sys.stderr)
 
 
 async def serve(args: argparse.Namespace, stopping: asyncio.Event) -> int:

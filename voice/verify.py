@@ -33,6 +33,7 @@ from referee.events import (
     Payload,
     Pung,
     ReplacementDraw,
+    Source,
     WinDeclared,
 )
 from voice.audio_io import SR, Audio
@@ -48,6 +49,8 @@ PRE_S = 0.3  # a call may start just before the discard lands
 POST_S = 0.4  # ... and run into the exposure (except a kong: WMC-5.5)
 MIN_SPEECH_S = 0.1
 DROWNED_DB = 15.0  # one microphone this far over its floor throughout: nothing can be told
+CAMERA_LAG_S = 1.0  # a discard or draw the camera logged moved about this long before (its
+# settle time: bench/table_vision.py's median latency is 0.7 s)
 CALL_S = 0.3  # the shortest call: a stretch this long where one could hide makes silence unsure
 
 
@@ -369,9 +372,9 @@ class ClaimWindows:
         seat = getattr(p, "seat", None)
         name = seat.name if seat is not None else None
         if isinstance(p, Discard):
-            self.last_discard, self.own_turn = (p.seat.name, ev.ts), False
+            self.last_discard, self.own_turn = (p.seat.name, _landed(ev)), False
         elif isinstance(p, (Draw, ReplacementDraw)):
-            self.last_draw, self.own_turn = (p.seat.name, ev.ts), True
+            self.last_draw, self.own_turn = (p.seat.name, _landed(ev)), True
         elif isinstance(p, (Chow, Pung)) and self.last_discard is not None:
             kind: ClaimKind = "chow" if isinstance(p, Chow) else "pung"
             return _claim(ev, name, kind, self.last_discard, False)
@@ -390,6 +393,12 @@ class ClaimWindows:
             if self.last_discard is not None:
                 return _claim(ev, name, "win", self.last_discard, False)
         return None
+
+
+def _landed(ev: Event) -> float:
+    """When a tile moved: the camera logs it once the table has settled after it, a call may
+    come at once (the demo's hand of seed 73: "hu" said before W's discard was logged)."""
+    return ev.ts - (CAMERA_LAG_S if ev.source is Source.VISION else 0.0)
 
 
 def claims_from_events(events: Sequence[Event]) -> list[Claim]:

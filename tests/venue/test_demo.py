@@ -46,6 +46,9 @@ def test_the_smoke_check_agrees_and_fails_when_the_camera_loses_frames(
     assert summary["agree"] is True and summary["hands"] == 1
     assert summary["actions"] > 20
     assert "WMC-5.2" in summary["alerts"]  # the claim left unspoken in the table audio
+    # every finding a referee is shown is one the demo planted, and each planted one is shown
+    findings = summary["findings"]
+    assert findings["raised"] == findings["planted"] and ["WMC-5.2", "N"] in findings["planted"]
     assert summary["scores"]["value"] > 0
 
     # the camera lost from 20 s on: the record cannot agree (10 s lost mid-hand no longer
