@@ -19,7 +19,7 @@ import numpy as np
 from voice.audio_io import SR, Audio
 from voice.conduct import ConductDetectors, ConductEvent, VenueCalibration, calibrate_venue
 from voice.events import Seat
-from voice.seats import SeatActivity, band_levels
+from voice.seats import SeatActivity, TableAcoustics, band_levels
 from voice.verify import PRE_S, Claim, ClaimVerifier, Spotter, Verdict
 
 Message = dict[str, Any]
@@ -53,6 +53,7 @@ class TableListener:
         self.windows: list[tuple[float, float]] = []  # claim windows: calls there are no chatter
         self.reported: list[ConductEvent] = []
         self.ended = False
+        self.acoustics = TableAcoustics()  # the table's cross-talk and voices, as heard so far
 
     # ---- audio in ------------------------------------------------------------------------
 
@@ -141,7 +142,7 @@ class TableListener:
                 claim.id, claim.seat, claim.kind, None, reason="the window is no longer heard"
             )
         else:
-            act = SeatActivity(band_levels(seg), self.calibration.floors, self.seats)
+            act = self._activity(seg)
             local = replace(
                 claim, t_discard=claim.t_discard - start, t_exposed=claim.t_exposed - start
             )
@@ -153,6 +154,11 @@ class TableListener:
                 t_exposed=claim.t_exposed,
             )
         return v.to_json() | {"seat": claim.seat, "kind": claim.kind} | clip
+
+    def _activity(self, seg: Audio) -> SeatActivity:
+        assert self.calibration is not None
+        floors = self.calibration.floors
+        return SeatActivity(band_levels(seg), floors, self.seats, prior=self.acoustics)
 
     # ---- conduct -------------------------------------------------------------------------
 
@@ -166,9 +172,11 @@ class TableListener:
             return []
         windows = [(a - start, b - start) for a, b in self.windows]
         det = ConductDetectors(self.calibration, self.seats, allowed_windows=windows)
+        act = self._activity(seg)
+        self.acoustics.learn(act)  # every stretch heard tells more of the table
         end = upto / SR
         out: list[Message] = []
-        for e in det.run(seg, offset=start):
+        for e in det.run(seg, act.utterances(audio=seg), offset=start):
             if not final and e.t_end > end - SETTLE_S:
                 continue  # may go on: the next pass sees all of it
             if any(

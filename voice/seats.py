@@ -139,13 +139,16 @@ class SeatActivity:
     seats: Sequence[Seat | None]
     margin_db: float = 12.0
     xt_db: float = 5.0
+    prior: TableAcoustics | None = None  # what the session learnt before, where this cannot tell
 
     def __post_init__(self) -> None:
         snr = self.levels - self.calibration.array()[None, :, :]
         self.snr = snr
         loud = snr.max(axis=2, keepdims=True)
         first = (snr > self.margin_db) & (snr >= loud - self.xt_db)
-        self.leak = self._leak(snr, first.sum(axis=1) >= 2)
+        self.measured_leak = self._leak(snr, first.sum(axis=1) >= 2)  # NaN: not measured
+        known = self.prior.leak if self.prior is not None else None
+        self.leak = _or(self.measured_leak, known, -self.xt_db)
         # What each channel would show from the others' voices alone; more than that is its own.
         c = snr.shape[2]
         pred = np.full_like(snr, -np.inf)
@@ -155,22 +158,23 @@ class SeatActivity:
                     pred[:, :, d] = np.maximum(pred[:, :, d], snr[:, :, s] + self.leak[s, d])
         self.pred = pred
         own = (snr > self.margin_db) & (snr >= pred + XT_OVER_DB)
-        self.own_bands = own  # (frames, bands, channels)
         strong = own & (snr > self.margin_db + 6)
         # (frames, channels): two bands agree, or one clearly (a voice low in treble)
         self.own = (own.sum(axis=1) >= 2) | strong.any(axis=1)
+        self.measured_voice = np.full(snr.shape[1:], np.nan)  # (bands, channels), dB
+        for ch in range(c):  # where its speech reaches a band: a low voice has no treble, nor
+            for band in range(snr.shape[1]):  # a high one any bass
+                heard = self.own[:, ch] & own[:, band, ch]
+                if heard.sum() >= MIN_VOICE_FRAMES:
+                    self.measured_voice[band, ch] = float(np.median(snr[heard, band, ch]))
 
     def voice_db(self, channel: int) -> F64:
         """How loud this seat's own speech is at its microphone, per band (dB over the floor):
         the median of its own-speech frames that reach the band — below a call's loud vowels,
-        so that a call said softer than usual counts too — or ``VOICE_DB`` where it has not been
-        heard enough."""
-        level = np.full(self.snr.shape[1], VOICE_DB)
-        speaking = self.own[:, channel]
-        for band in range(len(level)):  # where the voice reaches that band: a low voice
-            heard = speaking & self.own_bands[:, band, channel]  # has no treble, nor a high one
-            if heard.sum() >= MIN_VOICE_FRAMES:  # any bass
-                level[band] = float(np.median(self.snr[heard, band, channel]))
+        so that a call said softer than usual counts too — else what the session learnt, else
+        ``VOICE_DB``."""
+        known = self.prior.voice if self.prior is not None else None
+        level: F64 = _or(self.measured_voice, known, VOICE_DB)[:, channel]
         return level
 
     def covered(self, channel: int, t0: float, t1: float) -> tuple[float, int | None]:
@@ -192,9 +196,9 @@ class SeatActivity:
 
     def _leak(self, snr: F64, single: npt.NDArray[np.bool_]) -> F64:
         """Cross-talk s → d in dB (of the levels over each floor), measured where s alone
-        speaks clearly; ``-xt_db`` where too little was heard to measure."""
+        speaks clearly; NaN where too little was heard to measure."""
         c = snr.shape[2]
-        leak = np.full((c, c), -self.xt_db)
+        leak = np.full((c, c), np.nan)
         for s in range(c):
             alone = single[:, s] & (single.sum(axis=1) == 1)
             strong = snr[alone][:, :, s] > self.margin_db + LEAK_OVER_DB  # (frames, bands)
@@ -240,6 +244,39 @@ class SeatActivity:
         if audio is not None:
             out = _resolve_ties(out, audio)
         return sorted(out, key=lambda u: u.start)
+
+
+@dataclass
+class TableAcoustics:
+    """What a session learns of its table as it is heard: the cross-talk from each seat to each
+    other microphone and how loud each seat speaks at its own, refined from every stretch
+    analysed. A claim's window of a few seconds seldom tells either; without them the
+    cross-talk is taken as loud as it may be (``xt_db``) and a seat's voice as ``VOICE_DB``."""
+
+    leak: F64 | None = None  # (seat, mic) dB, NaN: not heard yet
+    voice: F64 | None = None  # (band, seat) dB
+
+    def learn(self, act: SeatActivity) -> None:
+        self.leak = _blend(self.leak, act.measured_leak)
+        self.voice = _blend(self.voice, act.measured_voice)
+
+
+def _blend(known: F64 | None, new: F64) -> F64:
+    """The running estimate: what was known moved a third of the way to each new measurement
+    (a seat moving its chair changes its cross-talk), the unmeasured kept."""
+    if known is None:
+        return new.copy()
+    out: F64 = np.where(
+        np.isnan(new), known, np.where(np.isnan(known), new, known + (new - known) / 3)
+    )
+    return out
+
+
+def _or(measured: F64, known: F64 | None, default: float) -> F64:
+    """``measured`` where it is, else ``known`` where that is, else ``default``."""
+    out = measured if known is None else np.where(np.isnan(measured), known, measured)
+    filled: F64 = np.where(np.isnan(out), default, out)
+    return filled
 
 
 def _runs(mask: npt.NDArray[np.bool_], gap: int) -> list[tuple[int, int]]:
