@@ -21,8 +21,9 @@ up to ``--record-after`` (what the ring already holds, after a restart) are not 
 
 Time is the rig's session clock: ``--now`` is its reading at start (``--now-at``: the wall
 time of that reading, so that the worker's start-up is not lost). A file stands for a camera
-switched on when its hand's wall is broken: its first frame is at the worker's start, and the
-camera sees the deal go face down into the racks (fusion logs the ``deal``); after a restart
+switched on when its hand's wall is broken: its first frame is at the worker's start
+(``--now``), and the camera sees the deal go face down into the racks (fusion logs the
+``deal``); after a restart
 mid-hand, the first frame's time follows from the logged deal (the frame it cites), and the
 frames up to the last one the log's camera actions cite are read to learn the table as it lies,
 without actions. A live source's frames are stamped on arrival.
@@ -112,12 +113,14 @@ def _broken(table: Table) -> bool:
     return hand is not None and hand.phase >= Phase.DEAL
 
 
-def _film_start(deal: Event | None, source: Path, clock: RigClock) -> float:
-    """The session time of a file's first frame: the camera was switched on now, for a hand
-    not yet dealt; after a restart mid-hand, as the deal in the log says (a deal the camera saw
+def _film_start(deal: Event | None, source: Path, switched_on: float) -> float:
+    """The session time of a file's first frame: when the camera was switched on (the rig
+    started the worker, or the wall broke after), for a hand not yet dealt — not when the
+    worker was ready, seconds later on a loaded machine, which put the video late against the
+    microphones; after a restart mid-hand, as the deal in the log says (a deal the camera saw
     cites its frame; one a referee entered was at the first frame)."""
     if deal is None:
-        return clock()
+        return switched_on
     for ref in deal.evidence:
         kind, _, n = ref.partition(":")
         if kind == "frame" and n.isdigit():
@@ -206,15 +209,17 @@ def _watch(args: argparse.Namespace, reader: TableReader, tee: CameraTee | None)
     actions: list[Event] = []
     fusion = Fusion(Table(), 0, on_event=lambda e: actions.append(e))
     follower.apply(fusion, 0.2)
+    switched_on = args.now  # when the rig started this worker (its start-up is not the film's)
     while not live_source and not _broken(fusion.table):
         say({"alive": 0})  # a file waits for its hand's wall to be broken
         follower.apply(fusion, ALIVE_EVERY)
+        switched_on = clock()
     frames: Iterator[tuple[int, float, np.ndarray]]
     if live_source:
         t0 = clock()
         frames = ((n, clock(), f) for n, _, f in live_frames(args.source))
     else:
-        t0 = _film_start(follower.deal, Path(args.source), clock)
+        t0 = _film_start(follower.deal, Path(args.source), switched_on)
         frames = read_file(Path(args.source), t0)
     told = alerts = count = 0
     last_alive, last_t = 0.0, t0
