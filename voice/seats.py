@@ -178,13 +178,12 @@ class SeatActivity:
         return level
 
     def covered(self, channel: int, t0: float, t1: float) -> tuple[float, int | None]:
-        """The longest stretch of [t0, t1) in which the others' voices reach ``channel`` as
-        loud as its own seat's speech (within ``XT_OVER_DB`` of :meth:`voice_db` in two bands):
-        a call said there would not stand out as its own (seconds, and the channel whose
-        voice covers it most). Quieter cross-talk hides nothing: a call would rise over it."""
+        """The longest stretch of [t0, t1) in which a call of this seat at its usual level
+        would not stand out as its own speech (:meth:`_would_show`): the others' voices reach
+        its mic about as loud (seconds, and the channel whose voice covers it most). Quieter
+        cross-talk hides nothing: a call would rise over it."""
         a, b = max(0, int(t0 * SR) // HOP), max(0, int(t1 * SR) // HOP)
-        level = self.voice_db(channel)
-        hidden = (self.pred[a:b, :, channel] > level[None, :] - XT_OVER_DB).sum(axis=1) >= 2
+        hidden = ~self._would_show(channel, a, b)
         # a call shows where 0.1 s of it rises unbroken (``utterances``' core): gaps in the
         # other voice shorter than that hide it still
         longest = max((y - x for x, y in _runs(hidden, CORE_FRAMES - 1)), default=0)
@@ -193,6 +192,27 @@ class SeatActivity:
         others = [s for s in range(self.snr.shape[2]) if s != channel]
         heard = self.snr[a:b][hidden][:, :, others].max(axis=(0, 1))
         return longest * HOP / SR, others[int(np.argmax(heard))]
+
+    def _would_show(self, channel: int, a: int, b: int) -> npt.NDArray[np.bool_]:
+        """Frames ``a:b`` in which a call of this seat at its usual level (:meth:`voice_db`)
+        would count as its own speech: its mic would hear the call over what is there, the
+        other mics its cross-talk, and own speech is judged on those levels as in
+        ``__post_init__``."""
+        level = self.voice_db(channel)  # (bands,)
+        snr = self.snr[a:b]
+        now = snr.copy()
+        for d in range(snr.shape[2]):  # the call added: at full level at its mic, leaked at others
+            at = level if d == channel else level + self.leak[channel, d]
+            now[:, :, d] = 10 * np.log10(10 ** (snr[:, :, d] / 10) + 10 ** (at[None, :] / 10))
+        pred = np.full(now.shape[:2], -np.inf)
+        for s in range(snr.shape[2]):
+            if s != channel:
+                pred = np.maximum(pred, now[:, :, s] + self.leak[s, channel])
+        mine = now[:, :, channel]
+        own = (mine > self.margin_db) & (mine >= pred + XT_OVER_DB)
+        strong = own & (mine > self.margin_db + 6)
+        shows: npt.NDArray[np.bool_] = (own.sum(axis=1) >= 2) | strong.any(axis=1)
+        return shows
 
     def _leak(self, snr: F64, single: npt.NDArray[np.bool_]) -> F64:
         """Cross-talk s → d in dB (of the levels over each floor), measured where s alone

@@ -74,22 +74,22 @@ def test_the_table_learnt_over_the_session_decides_a_claim_its_window_alone_cann
     say: Callable[..., Audio],
 ) -> None:
     """Each seat heard calling alone early in the session teaches the listener the table's
-    cross-talk (12 dB here) and how loud each seat speaks. Later S talks through N's claim
-    window and N says nothing: the window's few seconds alone cannot tell S's cross-talk from a
-    call of N's (unsure), the session can — an unspoken claim, S the voice heard."""
+    cross-talk (9 dB here) and how loud each seat speaks. Later S talks loudly through N's
+    claim window and N says nothing: the window's few seconds alone cannot tell S's cross-talk
+    from a call of N's (unsure), the session can — an unspoken claim, S the voice heard."""
     from voice.conduct import calibrate_venue
     from voice.seats import SeatActivity, band_levels
     from voice.verify import ClaimVerifier
 
     rng = np.random.default_rng(22)
-    scene = Scene(60, rng, leak_db=(12.0, 12.0), delay_ms=(1.0, 1.0))
+    scene = Scene(60, rng, leak_db=(9.0, 9.0), delay_ms=(1.0, 1.0))
     for t in np.arange(0.7, 59.5, 1.9):
         scene.add(int(rng.integers(4)), tile_clack(rng), float(t), -24 + float(rng.uniform(-2, 2)))
     peng = say("peng4", "cmn-latn-pinyin")
     for k, seat in enumerate([0, 1, 2, 3, 0, 1, 2, 3]):  # each seat calls alone, twice
-        scene.add(seat, peng, 12.0 + 2.5 * k, -14)
+        scene.add(seat, peng, 12.0 + 2.5 * k, -24 if seat == 3 else -14)  # N softly
     talk = say("wo3 ting1 pai2 le, kuai4 dian3, zai4 lai2 yi1 ju2 ba, hao3 de", "cmn-latn-pinyin")
-    scene.add(1, np.concatenate([talk, talk]), 44.6, -14)  # S talks over N's window
+    scene.add(1, np.concatenate([talk, talk]), 44.6, -6)  # S talks loudly over N's window
     x = scene.render()
     claim = Claim("5", "N", "pung", 45.0, 46.5, discarder="E")
     out = hear(TableListener(["E", "S", "W", "N"], calibrate_s=10), x, {1280 * 600: claim})
