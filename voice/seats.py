@@ -149,20 +149,12 @@ class SeatActivity:
         self.measured_leak = self._leak(snr, first.sum(axis=1) >= 2)  # NaN: not measured
         known = self.prior.leak if self.prior is not None else None
         self.leak = _or(self.measured_leak, known, -self.xt_db)
-        # What each channel would show from the others' voices alone; more than that is its own.
-        c = snr.shape[2]
-        pred = np.full_like(snr, -np.inf)
-        for s in range(c):
-            for d in range(c):
-                if s != d:
-                    pred[:, :, d] = np.maximum(pred[:, :, d], snr[:, :, s] + self.leak[s, d])
-        self.pred = pred
-        own = (snr > self.margin_db) & (snr >= pred + XT_OVER_DB)
-        strong = own & (snr > self.margin_db + 6)
-        # (frames, channels): two bands agree, or one clearly (a voice low in treble)
-        self.own = (own.sum(axis=1) >= 2) | strong.any(axis=1)
+        self.pred = _cross_talk(snr, self.leak)
+        own, self.own = _own_speech(snr, self.pred, self.margin_db)
         self.measured_voice = np.full(snr.shape[1:], np.nan)  # (bands, channels), dB
-        for ch in range(c):  # where its speech reaches a band: a low voice has no treble, nor
+        for ch in range(
+            snr.shape[2]
+        ):  # where its speech reaches a band: a low voice has no treble, nor
             for band in range(snr.shape[1]):  # a high one any bass
                 heard = self.own[:, ch] & own[:, band, ch]
                 if heard.sum() >= MIN_VOICE_FRAMES:
@@ -200,18 +192,10 @@ class SeatActivity:
         ``__post_init__``."""
         level = self.voice_db(channel)  # (bands,)
         snr = self.snr[a:b]
-        now = snr.copy()
-        for d in range(snr.shape[2]):  # the call added: at full level at its mic, leaked at others
-            at = level if d == channel else level + self.leak[channel, d]
-            now[:, :, d] = 10 * np.log10(10 ** (snr[:, :, d] / 10) + 10 ** (at[None, :] / 10))
-        pred = np.full(now.shape[:2], -np.inf)
-        for s in range(snr.shape[2]):
-            if s != channel:
-                pred = np.maximum(pred, now[:, :, s] + self.leak[s, channel])
-        mine = now[:, :, channel]
-        own = (mine > self.margin_db) & (mine >= pred + XT_OVER_DB)
-        strong = own & (mine > self.margin_db + 6)
-        shows: npt.NDArray[np.bool_] = (own.sum(axis=1) >= 2) | strong.any(axis=1)
+        call = level[None, :, None] + np.where(np.eye(snr.shape[2]) > 0, 0.0, self.leak)[channel]
+        now = 10 * np.log10(10 ** (snr / 10) + 10 ** (call / 10))  # at its mic, leaked at others
+        _, own = _own_speech(now, _cross_talk(now, self.leak), self.margin_db)
+        shows: npt.NDArray[np.bool_] = own[:, channel]
         return shows
 
     def _leak(self, snr: F64, single: npt.NDArray[np.bool_]) -> F64:
@@ -264,6 +248,29 @@ class SeatActivity:
         if audio is not None:
             out = _resolve_ties(out, audio)
         return sorted(out, key=lambda u: u.start)
+
+
+def _cross_talk(snr: F64, leak: F64) -> F64:
+    """What each channel would show from the others' voices alone (frames, bands, channels):
+    more than that is its own."""
+    c = snr.shape[2]
+    pred = np.full_like(snr, -np.inf)
+    for s in range(c):
+        for d in range(c):
+            if s != d:
+                pred[:, :, d] = np.maximum(pred[:, :, d], snr[:, :, s] + leak[s, d])
+    return pred
+
+
+def _own_speech(
+    snr: F64, pred: F64, margin_db: float
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Own speech by band (frames, bands, channels) and by frame (frames, channels): over the
+    margin and ``XT_OVER_DB`` over the cross-talk, in two bands or clearly in one (a voice low in
+    treble)."""
+    own = (snr > margin_db) & (snr >= pred + XT_OVER_DB)
+    strong = own & (snr > margin_db + 6)
+    return own, (own.sum(axis=1) >= 2) | strong.any(axis=1)
 
 
 @dataclass
