@@ -56,6 +56,9 @@ CLOCK_SLACK = 2.0
 """Seconds the table clock may run back between events before it is a finding (SYS-clock):
 sources stamp their own events, so small steps back between them are ordinary."""
 PLAY_MOVES = frozenset({"draw", "replacement_draw", "discard"})
+# events that come before a hand's deal: a hole just before one may hold the end of the hand in
+# play as well as the start of the next
+HAND_OPENERS = frozenset({"session_started", "seat_draw", "wall_built"})
 """The events whose refusals in a row say the record parted from the table (SYS-parted)."""
 
 
@@ -158,6 +161,7 @@ class TableBase:
                 SYS_SEQ,
                 f"events missing from the record: seq {seq} follows {st.last_seq} "
                 f"(seq {lost} not received)",
+                next_hand_too=event.type in HAND_OPENERS,
             )
         if st.last_ts is not None and event.ts < st.last_ts - CLOCK_SLACK:
             self._record_finding(
@@ -291,15 +295,18 @@ class TableBase:
             points=points,
         )
 
-    def _record_finding(self, rule: str, message: str) -> None:
+    def _record_finding(self, rule: str, message: str, next_hand_too: bool = False) -> None:
         """The record itself is damaged here: a warning, and the hand it falls in (the next one,
-        between hands) is marked for a referee (EVENTS.md, "A damaged record")."""
+        between hands) is marked for a referee (EVENTS.md, "A damaged record"). A hole found in
+        play by an event that opens a hand (``next_hand_too``) may hold the next hand's start
+        (its seating) as well as this one's end: both are marked."""
         st = self.state
         mark = f"{rule}@{self._seq}"
         hand = st.hand
-        if hand is not None and hand.phase is not Phase.IDLE:
+        in_play = hand is not None and hand.phase is not Phase.IDLE
+        if hand is not None and in_play:
             hand.marks.append(mark)
-        else:
+        if not in_play or next_hand_too:
             st.next_marks.append(mark)
         self._alert(rule, message, severity=Severity.WARNING, rejected=False)
 
