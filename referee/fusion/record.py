@@ -23,6 +23,7 @@ such an action when it happened (WMC-0.4), but a change the camera saw early may
 earlier action it has not yet seen, so the reading waits like a refused one and is recorded,
 with its ruling, only when ``PENDING_S`` passed with no reading in turn."""
 NO_ACTION = "the change names no action the rules allow here"
+DRAWS = ("draw", "replacement_draw")
 FUSION_ILLEGAL = "FUSION-illegal"
 FUSION_AMBIGUOUS = "FUSION-ambiguous"
 
@@ -187,7 +188,7 @@ class Record:
         self._alert(
             FUSION_AMBIGUOUS,
             f"{obs.seat.name}'s {obs.zone}: the camera's reading is not sure, and play went on "
-            f"past it: recorded {told(option.actions[-1])} ({share:.0%})",
+            f"past it: recorded {readings_told([(option, share)])[0]}",
             obs,
             doubt.cite,
         )
@@ -323,7 +324,13 @@ class Pending:
 
 
 def readings_told(shares: list[tuple[Option, float]]) -> list[str]:
-    return [f"{told(option.actions[-1])} ({share:.0%})" for option, share in shares[:3]]
+    """The likeliest readings, each by what it records besides the draws it implies (a
+    reading that corrects the last discard first says so: it differs from one that does not
+    only there)."""
+    return [
+        " + ".join(told(a) for a in option.actions if a.TYPE not in DRAWS) + f" ({share:.0%})"
+        for option, share in shares[:3]
+    ]
 
 
 def unsure(shares: list[tuple[Option, float]]) -> str:
@@ -333,7 +340,7 @@ def unsure(shares: list[tuple[Option, float]]) -> str:
 def told(action: Payload) -> str:
     """An action as a referee reads it in an alert: ``discard 6s``, ``chow 678s``."""
     tiles = getattr(action, "tiles", None) or (getattr(action, "tile", None),)
-    return f"{action.TYPE} {format_tiles(t for t in tiles if t is not None)}"
+    return f"{action.TYPE} {format_tiles(t for t in tiles if t is not None)}".rstrip()
 
 
 def tile_told(tile: Tile | None) -> str:

@@ -10,14 +10,15 @@ from typing import NamedTuple
 import pytest
 from camera_kit import game
 
-from referee.events import Event
-from referee.fusion import Fusion, SlotSeen, ZoneSeen
+from referee.events import DiscardCorrected, Draw, Event, HandRevealed, WinDeclared
+from referee.fusion import Fusion, Option, SlotSeen, ZoneSeen
+from referee.fusion.record import readings_told
 from referee.game.seen import table_knows
 from referee.game.sim import Simulator
 from referee.game.table import Table
 from referee.hands import Wind
 from referee.records.walk import as_corrected
-from referee.tiles import Tile, parse_tile, tile_name
+from referee.tiles import Tile, parse_tile, parse_tiles, tile_name
 from vision.camera_eval import action_key
 from vision.synth.table_state import Layout, replay_layouts
 from vision.zones import SEATS
@@ -550,3 +551,15 @@ def test_one_hidden_fusion_follows_a_session_of_hands_from_the_table_link() -> N
         truth.apply(e)
     assert len(_results(truth)) == 3 and _results(fusion.table) == _results(truth)
     assert fusion.table.state.scores == truth.state.scores
+
+
+def test_readings_that_differ_only_by_a_corrected_discard_are_told_apart() -> None:
+    shown = [WinDeclared(seat=Wind.S), HandRevealed(seat=Wind.S, tiles=parse_tiles("345p12223s"))]
+    shares = [
+        (Option([Draw(seat=Wind.S), *shown], 1.0), 0.5),
+        (Option([DiscardCorrected(seat=Wind.E, tile=parse_tile("3p")), *shown], 0.5), 0.3),
+    ]
+    assert readings_told(shares) == [
+        "win + hand_revealed 345p12223s (50%)",
+        "discard_corrected 3p + win + hand_revealed 345p12223s (30%)",
+    ]
