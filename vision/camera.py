@@ -42,6 +42,9 @@ BACK_IVORY = 0.1  # a tile with less ivory face than this is a back (else the cl
 # a face's big glyph and the tile's pale side put faces and backs both at 0.25-0.4)
 FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
 ALONE_SLACK_MM = 2.0  # a laid-down hand's face may sit this far beside its slot (parallax)
+FACE_LINE = 0.35  # a row or column of a face has this share of bright pixels …
+FELT_LINE = 0.1  # … and one of the felt between two tiles less than this …
+FELT_GAP_PX = 2  # … over at least this many lines (px at READ_SCALE)
 RUNNERS_UP = 6  # a named tile's alternatives kept for the core (what else it might be) …
 RUNNER_UP_P = 0.005  # … each at least this likely
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
@@ -222,10 +225,7 @@ class TableReader:
                 to_name.append((i, _upright(cell, s, sideways), sideways))
         if to_name:
             assert self.felt is not None
-            boxed = [
-                _alone(img, self.felt) if zone == "hand" else (img, _face_box(img))
-                for _, img, _ in to_name
-            ]
+            boxed = [_alone(img, self.felt, clamp=zone == "hand") for _, img, _ in to_name]
             crops = [tile_crop(img, box, self.recognizer.crop) for img, box in boxed]
             probs = self.recognizer.classify_crops(crops)
             self.reads += len(crops)
@@ -367,25 +367,55 @@ def _face_depth(cell: np.ndarray, s: Slot) -> float:
 
 
 def _alone(
-    img: Image.Image, felt: np.ndarray
+    img: Image.Image, felt: np.ndarray, clamp: bool
 ) -> tuple[Image.Image, tuple[float, float, float, float]]:
-    """A laid-down hand's tile as the classifier learnt tiles, alone on the felt: its
-    neighbours abut it, so the cell's margins hold their faces (a 2 beside a 3 read as a 3);
-    what lies beyond the slot's own width (and a little parallax) is painted felt."""
+    """A tile as the classifier learnt tiles, alone on the felt: what lies beyond its face is
+    painted felt. A meld's tile beside a sideways one shows a sliver of its neighbour's face in
+    its cell (a 4s beside a 6s read as a 6s); a laid-down hand's neighbours abut it (``clamp``),
+    so beyond the slot's own width (and a little parallax) is painted too (a 2 beside a 3 read
+    as a 3)."""
     x0, y0, x1, y1 = _face_box(img)
-    m = (MARGIN_MM - ALONE_SLACK_MM) * READ_SCALE
-    x0, x1 = max(x0, m), min(x1, img.width - m)
+    if clamp:
+        m = (MARGIN_MM - ALONE_SLACK_MM) * READ_SCALE
+        x0, x1 = max(x0, m), min(x1, img.width - m)
     arr = np.array(img)
-    arr[:, : round(x0)] = felt.astype(np.uint8)
-    arr[:, round(x1) :] = felt.astype(np.uint8)
+    paint = felt.astype(np.uint8)
+    arr[:, : round(x0)] = paint
+    arr[:, round(x1) :] = paint
+    arr[: round(y0)] = paint
+    arr[round(y1) :] = paint
     return Image.fromarray(arr), (x0, y0, x1, y1)
 
 
 def _face_box(img: Image.Image) -> tuple[float, float, float, float]:
-    """The bright face inside a slot's cell (the cell is larger, for parallax)."""
+    """The bright face inside a slot's cell (the cell is larger, for parallax): the face about
+    the cell's centre, a neighbour's beyond a strip of felt left out."""
     arr = np.asarray(img, dtype=np.float32).sum(2)
     bright = arr > 0.5 * (arr.max() + arr.min())
-    rows, cols = np.flatnonzero(bright.mean(1) > 0.35), np.flatnonzero(bright.mean(0) > 0.35)
+    cols = _face_lines(bright.mean(0))
+    rows = _face_lines(bright[:, cols[0] : cols[-1] + 1].mean(1)) if cols.size else cols
     if rows.size < 4 or cols.size < 4:
         return 0.0, 0.0, float(img.width), float(img.height)
     return float(cols[0]), float(rows[0]), float(cols[-1] + 1), float(rows[-1] + 1)
+
+
+def _face_lines(share: np.ndarray) -> np.ndarray:
+    """The lines (columns or rows, by their share of bright pixels) of the face at the cell's
+    centre: those over FACE_LINE in the stretch between two strips of felt (FELT_GAP_PX lines
+    or more, each under FELT_LINE) that holds the centre, or else in the widest stretch."""
+    felt = np.zeros(share.size, dtype=bool)
+    for a, b in _runs(share < FELT_LINE):
+        felt[a:b] = b - a >= FELT_GAP_PX
+    stretches = _runs(~felt)
+    if not stretches:
+        return np.flatnonzero(share > FACE_LINE)
+    middle = share.size // 2
+    widest = max(stretches, key=lambda r: r[1] - r[0])
+    lo, hi = next(((a, b) for a, b in stretches if a <= middle < b), widest)
+    return lo + np.flatnonzero(share[lo:hi] > FACE_LINE)
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """The [start, end) index ranges where ``mask`` is true."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.astype(np.int8), [0]))))
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]

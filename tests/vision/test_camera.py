@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 from camera_kit import game
+from PIL import Image
 
 from referee.fusion import Fusion
 from referee.game.sim import Simulator
@@ -19,7 +20,7 @@ from referee.game.table import Table
 from referee.hands import Wind
 from referee.tiles import NUM_KINDS, parse_tile
 from vision.calibrate import calibrate, from_corners
-from vision.camera import TableReader
+from vision.camera import TableReader, _alone
 from vision.camera_eval import action_key, run_frames
 from vision.capture import CaptureError, Watchdog, read_file
 from vision.detect import TileRecognizer
@@ -374,3 +375,21 @@ def test_a_laid_down_hand_is_read_tile_by_tile_not_with_its_neighbours(
     labels = reader.slot_labels()
     shown = [labels[k] for k in labels if k.startswith("S/hand/")]
     assert sorted(parse_tile(name) for name in shown) == record
+
+
+def test_a_meld_tile_is_read_without_the_sliver_of_its_neighbour_in_its_cell() -> None:
+    """A 4s beside a sideways 6s showed the 6s's sticks at its cell's edge and read as a 6s."""
+    felt = np.array([30, 90, 50], dtype=np.float32)
+    cell = np.tile(felt.astype(np.uint8), (94, 94, 1))
+    cell[12:82, 20:71] = (235, 230, 215)  # the tile's face, in the middle of its cell
+    cell[30:40, 30:36] = cell[55:65, 55:61] = (20, 120, 40)  # its sticks
+    cell[5:90, 0:9] = (235, 230, 215)  # the neighbour's face, beyond a strip of felt
+    img, box = _alone(Image.fromarray(cell), felt, clamp=False)
+    assert box == (20.0, 12.0, 71.0, 82.0)
+    out = np.asarray(img)
+    assert (out[:, :20] == felt.astype(np.uint8)).all()  # the sliver painted felt
+    assert (out[12:82, 20:71] == cell[12:82, 20:71]).all()  # the face untouched
+    # a face that fills its cell (no felt beside it) keeps the whole face
+    full = cell.copy()
+    full[12:82, 0:94] = (235, 230, 215)
+    assert _alone(Image.fromarray(full), felt, clamp=False)[1] == (0.0, 12.0, 94.0, 82.0)
