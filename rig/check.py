@@ -10,7 +10,10 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
+import numpy as np
+
 from rig.config import RigConfig
+from voice.audio_io import SR, Audio
 
 PROBE_S = 3.0
 Probe = Callable[[], Awaitable[str]]
@@ -130,6 +133,59 @@ def probes(cfg: RigConfig) -> list[tuple[str, Probe]]:
         url = cfg.bus.mqtt
         out.append((f"broker {url}", lambda: _broker(url)))
     return out
+
+
+async def hear_table(cfg: RigConfig, seconds: float) -> int:
+    """Record ``seconds`` of the table's microphones while each player says a call alone, learn
+    its cross-talk and voices (voice.table_check) and save them where the rig's voice worker
+    reads them; 1 when a seat was not heard alone (it is learnt in play instead)."""
+    from voice import table_check
+    from voice.audio_io import read_audio
+    from voice.seats import channel_map
+
+    v = cfg.voice
+    if v is None or v.channels < 2:
+        print("FAIL hear-table: the table is heard with a microphone a seat (voice.channels >= 2)")
+        return 1
+    seats = channel_map(",".join(v.seats) if v.seats else None, v.channels)
+    order = " ".join(s for s in seats if s is not None)
+    print(f"hearing the table for {seconds:g} s: each player in turn ({order}), alone: your seat and a call")
+    if v.file is not None:
+        audio = (await asyncio.to_thread(read_audio, v.file))[: int(seconds * SR)]
+    else:
+        assert v.device is not None
+        audio = await asyncio.to_thread(_record, v.device, v.channels, seconds)
+    try:
+        heard = table_check.hear_table(audio, seats)
+    except table_check.AcousticsError as exc:
+        print(f"FAIL hear-table: {exc}")
+        return 1
+    for line in heard.lines():
+        print(f"     {line}")
+    table_check.save(v.acoustics, heard)
+    print(f"saved {v.acoustics}: the rig's voice worker starts from it")
+    unheard = heard.unheard()
+    if unheard:
+        print(f"FAIL hear-table: not heard alone: {', '.join(unheard)}; run it again")
+    return 1 if unheard else 0
+
+
+def _record(device: str, channels: int, seconds: float) -> Audio:
+    from voice.sources import LiveSource
+
+    dev: int | str | None = int(device) if device.isdigit() else device
+    src = LiveSource(None if dev == "default" else dev, channels=channels, stall_s=PROBE_S)
+    blocks, want = [], 0
+    src.start()
+    try:
+        for block in src:
+            blocks.append(block.data)
+            want += len(block.data)
+            if want >= seconds * SR:
+                break
+    finally:
+        src.stop()
+    return np.concatenate(blocks) if blocks else np.zeros((0, channels), np.float32)
 
 
 async def check(cfg: RigConfig) -> int:

@@ -49,6 +49,9 @@ class VoiceSection(_Section):
     threshold: float | None = Field(default=None, gt=0, lt=1)
     silent_after: float = Field(default=10.0, gt=0)
     calibrate_s: float = Field(default=30.0, gt=0)  # noise floors from the session's first s
+    # the table's cross-talk and voices as `mjref rig --check --hear-table` heard them (used
+    # when the file is there; the session refines it in play)
+    acoustics: Path = Path("build/rig/acoustics.json")
 
 
 class CameraSection(_Section):
@@ -251,8 +254,11 @@ def resolve(cfg: RigConfig, base: Path) -> RigConfig:
     """Relative paths are relative to the config file's folder."""
     table = cfg.table.model_copy(update={"log": base / cfg.table.log})
     update: dict[str, Any] = {"table": table}
-    if cfg.voice is not None and cfg.voice.file is not None:
-        update["voice"] = cfg.voice.model_copy(update={"file": base / cfg.voice.file})
+    if cfg.voice is not None:
+        heard = {"acoustics": base / cfg.voice.acoustics}
+        if cfg.voice.file is not None:
+            heard["file"] = base / cfg.voice.file
+        update["voice"] = cfg.voice.model_copy(update=heard)
     if cfg.camera is not None:
         cam, paths = cfg.camera, dict[str, Any]()
         for key in ("file", "calibration", "models"):

@@ -24,6 +24,14 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--config", type=Path, default=None, help="table.toml (default: built in)")
     parser.add_argument("--check", action="store_true", help="probe each configured device")
+    parser.add_argument(
+        "--hear-table",
+        type=float_in(0.0, above=True),
+        default=None,
+        metavar="SECONDS",
+        help="with --check: record the players saying a call in turn, and save the table's "
+        "cross-talk for the voice worker (voice.acoustics)",
+    )
     parser.add_argument("--mqtt", default=None, metavar="URL", help="override bus.mqtt")
     parser.add_argument(
         "--seconds",
@@ -64,10 +72,15 @@ def run(args: argparse.Namespace) -> int:
         for line in exc.problems:
             print(f"mjref rig: {line}", file=sys.stderr)
         return EXIT_USAGE
+    if args.hear_table is not None and not args.check:
+        print("mjref rig: --hear-table goes with --check", file=sys.stderr)
+        return EXIT_USAGE
     if args.check:
-        from rig.check import check
+        from rig.check import check, hear_table
 
         code: int = asyncio.run(check(cfg))
+        if code == 0 and args.hear_table is not None:
+            code = asyncio.run(hear_table(cfg, args.hear_table))
         return code
     return asyncio.run(serve(cfg, args.seconds))
 

@@ -175,6 +175,8 @@ class Rig:
         if v.threshold is not None:
             argv += ["--threshold", str(v.threshold)]
         argv += ["--calibrate-s", str(v.calibrate_s)]
+        if v.acoustics.exists():
+            argv += ["--acoustics", str(v.acoustics)]
         self.voice = VoiceInput(
             argv,
             v.silent_after,

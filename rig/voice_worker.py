@@ -85,8 +85,18 @@ class Listening:
 
     def __init__(self, args: argparse.Namespace, channels: int) -> None:
         spec = ",".join(args.seats) if args.seats else None
+        seats = channel_map(spec, channels)
+        self.notices: list[dict[str, Any]] = []  # told once the worker has started
+        acoustics = None
+        if args.acoustics is not None:
+            from voice.table_check import AcousticsError, load
+
+            try:
+                acoustics = load(args.acoustics, seats)
+            except AcousticsError as exc:  # the session still learns its table in play
+                self.notices.append({"alert": {"kind": "bad_acoustics", "detail": str(exc)}})
         self.listener = TableListener(
-            channel_map(spec, channels), calibrate_s=args.calibrate_s, spotter=spotter()
+            seats, calibrate_s=args.calibrate_s, spotter=spotter(), acoustics=acoustics
         )
         self.lines = requests()
         self.open = True
@@ -127,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
         say({"started": 0})  # audio time 0: the capture began (the rig stamps it)
     pipe = CallPipeline(build_detectors(cfg, channels), seats=cfg.seats)
     table = Listening(args, channels) if args.verify else None
+    for notice in table.notices if table is not None else []:
+        say(notice)
     blocks: Iterable[Block] = paced(src) if args.file is not None and args.realtime else src
     if args.file is not None:
         say({"started": 0})  # audio time 0: the file starts playing now
@@ -187,6 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threshold", type=float, default=None)
     parser.add_argument("--verify", action="store_true", help="check claims, hear conduct")
     parser.add_argument("--calibrate-s", type=float, default=30.0)
+    parser.add_argument(
+        "--acoustics", type=Path, default=None, help="the table as `rig --check --hear-table` heard"
+    )
     parser.add_argument("--record", type=Path, default=None, help="also write FLAC segments here")
     parser.add_argument("--segment-s", type=float, default=10.0)
     return run(parser.parse_args(argv))

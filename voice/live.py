@@ -40,6 +40,7 @@ class TableListener:
         calibrate_s: float = 30.0,
         ring_s: float = 180.0,
         spotter: Spotter | None = None,
+        acoustics: TableAcoustics | None = None,
     ) -> None:
         self.seats = list(seats)
         self.calibrate_s = calibrate_s
@@ -53,7 +54,8 @@ class TableListener:
         self.windows: list[tuple[float, float]] = []  # claim windows: calls there are no chatter
         self.reported: list[ConductEvent] = []
         self.ended = False
-        self.acoustics = TableAcoustics()  # the table's cross-talk and voices, as heard so far
+        # the table's cross-talk and voices: as heard before play (the rig's check), then in play
+        self.acoustics = acoustics if acoustics is not None else TableAcoustics()
 
     # ---- audio in ------------------------------------------------------------------------
 
