@@ -41,7 +41,7 @@ from voice.detect import LAG
 from voice.encoder import STEP, SpeechEncoder
 from voice.events import WORDS, Seat, Word
 from voice.head import Head
-from voice.seats import SeatActivity, Utterance
+from voice.seats import HOP, SeatActivity, Utterance
 
 ClaimKind = Literal["chow", "pung", "kong", "win", "selfdraw"]
 NEXT: dict[str, str] = {"E": "S", "S": "W", "W": "N", "N": "E"}
@@ -51,6 +51,8 @@ MIN_SPEECH_S = 0.1
 DROWNED_DB = 15.0  # one microphone this far over its floor throughout: nothing can be told
 CAMERA_LAG_S = 1.0  # a discard or draw the camera logged moved about this long before (its
 # settle time: bench/table_vision.py's median latency is 0.7 s)
+AROUND_S = 0.15  # the claimer's utterance as the spotter hears it: this much on either side …
+QUIET_PERCENTILE = 20  # … and its context no louder than the microphone's quiet (this percentile)
 CALL_S = 0.3  # the shortest call: a stretch this long where one could hide makes silence unsure
 
 
@@ -285,7 +287,9 @@ class ClaimVerifier:
         mono = self.audio[:, u.channel]
         lo = max(0, int(u.start * SR) - 3 * SR)
         hi = min(len(mono), int(u.end * SR) + SR)
-        s = self.spotter.scores(mono[lo:hi], int(u.end * SR) - lo)
+        s = self.spotter.scores(
+            _alone(mono[lo:hi], u.start - lo / SR, u.end - lo / SR), int(u.end * SR) - lo
+        )
         legal = {w: s[w] for w in legal_words(claim)}
         best = max(legal, key=lambda w: legal[w])
         return best, legal[best], {w: round(v, 3) for w, v in legal.items()}
@@ -419,3 +423,22 @@ def _claim(
         own,
         None if own else before[0],  # type: ignore[arg-type]
     )
+
+
+def _alone(mono: Audio, start: float, end: float) -> Audio:
+    """The claimer's utterance as the spotter should hear it: in the seconds of context before
+    and after it, what rises over the microphone's quiet (another seat's talk leaking in, which
+    the spotter would read as part of his call) is turned down to that quiet; a quiet context is
+    left as it is, as the spotter learnt calls."""
+    n = len(mono) // HOP
+    if n < 2:
+        return mono
+    frames = mono[: n * HOP].astype(np.float64).reshape(n, HOP)
+    rms = np.sqrt(np.mean(frames**2, axis=1)) + 1e-9
+    quiet = float(np.percentile(rms, QUIET_PERCENTILE))
+    t = (np.arange(n) + 0.5) * HOP / SR
+    around = (t < start - AROUND_S) | (t > end + AROUND_S)
+    gain = np.where(around, np.minimum(1.0, quiet / rms), 1.0)
+    per_sample = np.interp(np.arange(len(mono)), (np.arange(n) + 0.5) * HOP, gain)
+    out: Audio = (mono * per_sample).astype(np.float32)
+    return out
