@@ -9,11 +9,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rig.config import RigConfig
 from voice.audio_io import SR, Audio
+
+if TYPE_CHECKING:
+    from voice.sources import LiveSource
 
 PROBE_S = 3.0
 Probe = Callable[[], Awaitable[str]]
@@ -44,11 +48,17 @@ async def _voice_file(cfg: RigConfig) -> str:
     return f"{cfg.voice.file}: {len(audio) / SR:.1f} s, {audio.shape[1]} channel(s)"
 
 
-async def _microphone(device: str, channels: int) -> str:
-    from voice.sources import LiveSource, level_dbfs
+def _live(device: str, channels: int) -> LiveSource:
+    from voice.sources import LiveSource
 
     dev: int | str | None = int(device) if device.isdigit() else device
-    src = LiveSource(None if dev == "default" else dev, channels=channels, stall_s=PROBE_S)
+    return LiveSource(None if dev == "default" else dev, channels=channels, stall_s=PROBE_S)
+
+
+async def _microphone(device: str, channels: int) -> str:
+    from voice.sources import level_dbfs
+
+    src = _live(device, channels)
 
     def first_block() -> str:
         src.start()
@@ -149,7 +159,10 @@ async def hear_table(cfg: RigConfig, seconds: float) -> int:
         return 1
     seats = channel_map(",".join(v.seats) if v.seats else None, v.channels)
     order = " ".join(s for s in seats if s is not None)
-    print(f"hearing the table for {seconds:g} s: each player in turn ({order}), alone: your seat and a call")
+    print(
+        f"hearing the table for {seconds:g} s: each player in turn ({order}), alone: "
+        "your seat and a call"
+    )
     if v.file is not None:
         audio = (await asyncio.to_thread(read_audio, v.file))[: int(seconds * SR)]
     else:
@@ -171,10 +184,7 @@ async def hear_table(cfg: RigConfig, seconds: float) -> int:
 
 
 def _record(device: str, channels: int, seconds: float) -> Audio:
-    from voice.sources import LiveSource
-
-    dev: int | str | None = int(device) if device.isdigit() else device
-    src = LiveSource(None if dev == "default" else dev, channels=channels, stall_s=PROBE_S)
+    src = _live(device, channels)
     blocks, want = [], 0
     src.start()
     try:
