@@ -17,9 +17,10 @@ precision / recall (the decision rests on speech at the claimer's seat, not on t
 spotter), the uncertain answers and why, the other seat named as the voice heard, word accuracy
 given a spoken claim (held-apart
 synthetic voices, and apart from them the real recordings — which the shipped spotter was
-trained on, so that figure is not independent), seat attribution of every placed call, onset
-error, slam / ring / talking precision and recall, false conduct alerts per hour, CPU per table
-(analysis only, not the rendering). Results → build/voice/table_audio.json.
+trained on, so that figure is not independent), double talk (the claimer and another seat
+calling on one discard: both onsets heard, both words right), seat attribution of every placed
+call, onset error, slam / ring / talking precision and recall, false conduct alerts per hour,
+CPU per table (analysis only, not the rendering). Results → build/voice/table_audio.json.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from voice.vocab import load_vocab  # noqa: E402
 SEATS: list[Seat | None] = ["E", "S", "W", "N"]
 LEAD_S = 12.0  # before the first event of a hand: calibration time (play noises only)
 UNSPOKEN = 0.3
+ONSET_S = 0.15  # a call heard this close to where it was placed
 CASES = (("silent", 0.5), ("other chatting", 0.25), ("other calling", 0.25))
 """What else is heard in a claim's window: nobody; another seat talking over it; another seat
 calling a word on the same discard (double talk when the claimer speaks too)."""
@@ -82,6 +84,8 @@ class Truth:
     conduct: list[tuple[str, float, float, int]] = field(default_factory=list)
     speech: list[tuple[int, float, float]] = field(default_factory=list)  # every voice placed
     allowed_slams: list[float] = field(default_factory=list)
+    # claim id → (the other seat, its word, its onset) where another seat called on the discard
+    second_calls: dict[str, tuple[int, str, float]] = field(default_factory=dict)
 
 
 class Voices:
@@ -269,6 +273,7 @@ def _other_voice(
     on = c.t_discard + rnd.uniform(0.1, room)
     scene.add(other, clip, on, rnd.uniform(-22, -10))
     placed = Placed(other, on, len(clip) / SR, source)
+    truth.second_calls[c.id] = (other, word, on)
     truth.calls.append(placed)
     truth.speech.append((other, on, on + placed.dur))
     return other
@@ -316,6 +321,16 @@ def analyse(
             if unspoken and other is not None:  # the voice heard named as the other seat's
                 tally.add(f"{at}others_heard")
                 tally.add(f"{at}others_named", v.seat_heard == "ESWN"[other])
+        second = truth.second_calls.get(c.id)
+        if second is not None and placed is not None:  # double talk: both calls heard?
+            seat, word, on = second
+            heard = [w for o, t, w in v.others if o == "ESWN"[seat] and abs(t - on) <= ONSET_S]
+            both = bool(v.spoken) and abs((v.onset or -9.0) - placed.t) <= ONSET_S and bool(heard)
+            tally.add("double")
+            tally.add("double_onsets", both)
+            if spotter is not None:
+                tally.add("double_spotted")
+                tally.add("double_words", both and v.word == c.kind and heard[0] == word)
         if v.spoken is None:  # why, its seat and seconds aside
             why = re.sub(
                 r"\d+\.\d+ s", "… s", re.sub(r"^[ESWN]'s voice", "a seat's voice", v.reason)
@@ -386,6 +401,11 @@ def report(lang: str, tally: Tally, hours: float, cpu: float) -> dict[str, Any]:
         "wrong_seat_utterances": n["wrong_seat"],
         "utterances_on_calls": n["call_utts"],
         "placed_calls": n["placed"],
+        "double_talk": n["double"],
+        "double_talk_both_onsets": n["double_onsets"] / n["double"] if n["double"] else None,
+        "double_talk_both_words": n["double_words"] / n["double_spotted"]
+        if n["double_spotted"]
+        else None,
         "onset_err_ms_p50": on[len(on) // 2] if on else None,
         "onset_err_ms_p95": on[int(0.95 * (len(on) - 1))] if on else None,
         "hours": hours,
@@ -420,6 +440,11 @@ def report(lang: str, tally: Tally, hours: float, cpu: float) -> dict[str, Any]:
         )
     for why, k in res["uncertain_why"].items():
         print(f"       uncertain {int(k)}: {why}")
+    print(
+        f"       double talk     claims {int(n['double']):>4} (the claimer and another seat call "
+        f"on one discard)  both onsets {pct(n['double_onsets'], n['double'])}  both words "
+        f"{pct(n['double_words'], n['double_spotted'])}"
+    )
     false_alerts = 0.0
     for kind in ("slam", "phone", "talking"):
         found, true, false = n[f"found_{kind}"], n[f"true_{kind}"], n[f"false_{kind}"]
