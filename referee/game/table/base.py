@@ -56,10 +56,10 @@ CLOCK_SLACK = 2.0
 """Seconds the table clock may run back between events before it is a finding (SYS-clock):
 sources stamp their own events, so small steps back between them are ordinary."""
 PLAY_MOVES = frozenset({"draw", "replacement_draw", "discard"})
-# events that come before a hand's deal: a hole just before one may hold the end of the hand in
-# play as well as the start of the next
-HAND_OPENERS = frozenset({"session_started", "seat_draw", "wall_built"})
 """The events whose refusals in a row say the record parted from the table (SYS-parted)."""
+HAND_OPENERS = frozenset({"session_started", "seat_draw", "wall_built"})
+"""The events that come before a hand's deal: a hole just before one may hold the end of the
+hand in play as well as the start of the next."""
 
 
 @dataclass(frozen=True, slots=True)
