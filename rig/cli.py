@@ -30,6 +30,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "venue.review_cli": ("review",),
     "venue.demo": ("demo",),
     "dashboard.cli": ("dashboard", "users", "tokens"),
+    "dashboard.seating_cli": ("seating",),
 }
 
 
