@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import secrets
@@ -131,7 +132,9 @@ class HandRecord:
     def truth(self) -> list[tuple[str, str, str | None]]:
         return [_key(e) for e in self.media.events if e.type in ACTIONS]
 
+    @functools.cached_property
     def true_score(self) -> dict[str, Any] | None:
+        """The score the core gives the simulated log (replayed once: the media do not change)."""
         duty = RefereeTable()
         scored = None
         for e in [*self.media.before, *self.media.events]:
@@ -140,6 +143,7 @@ class HandRecord:
                     scored = _score(o.payload)
         return scored
 
+    @functools.cached_property
     def planted(self) -> list[Finding]:
         """The findings this hand was made to raise: the core's own on the simulated log (whose
         every call is spoken) with the calls its audio leaves unspoken taken out."""
@@ -159,8 +163,8 @@ class HandRecord:
         return sorted(out)
 
     def agree(self) -> bool:
-        same = self.actions() == self.truth() and self.scored == self.true_score()
-        return self.finished and same and self.findings == self.planted()
+        same = self.actions() == self.truth() and self.scored == self.true_score
+        return self.finished and same and self.findings == self.planted
 
 
 Finding = tuple[str, str]  # (rule, seat or "-"): an alert a referee is shown (info aside)
@@ -432,7 +436,7 @@ async def smoke(args: argparse.Namespace, drop: tuple[float, float] | None) -> i
         "hands": int(rec.finished),
         "actions": len(rec.actions()),
         "alerts": alerts,
-        "findings": {"raised": rec.findings, "planted": rec.planted()},
+        "findings": {"raised": rec.findings, "planted": rec.planted},
         "scores": rec.scored,
         "agree": rec.agree(),
     }
@@ -458,9 +462,9 @@ def _explain(rec: HandRecord) -> None:
             f"{want[first] if first < len(want) else 'nothing'}",
             file=sys.stderr,
         )
-    if rec.scored != rec.true_score():
-        print(f"mjref demo: score {rec.scored} differs from {rec.true_score()}", file=sys.stderr)
-    raised, planted = Counter(rec.findings), Counter(rec.planted())
+    if rec.scored != rec.true_score:
+        print(f"mjref demo: score {rec.scored} differs from {rec.true_score}", file=sys.stderr)
+    raised, planted = Counter(rec.findings), Counter(rec.planted)
     for what, extra in (
         ("raised, not planted", raised - planted),
         ("planted, not raised", planted - raised),
