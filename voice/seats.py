@@ -152,10 +152,9 @@ class SeatActivity:
         self.pred = _cross_talk(snr, self.leak)
         own, self.own = _own_speech(snr, self.pred, self.margin_db)
         self.measured_voice = np.full(snr.shape[1:], np.nan)  # (bands, channels), dB
-        for ch in range(
-            snr.shape[2]
-        ):  # where its speech reaches a band: a low voice has no treble, nor
-            for band in range(snr.shape[1]):  # a high one any bass
+        # per band, where its speech reaches it: a low voice has no treble, nor a high one bass
+        for ch in range(snr.shape[2]):
+            for band in range(snr.shape[1]):
                 heard = self.own[:, ch] & own[:, band, ch]
                 if heard.sum() >= MIN_VOICE_FRAMES:
                     self.measured_voice[band, ch] = float(np.median(snr[heard, band, ch]))

@@ -40,11 +40,12 @@ class TableHeard:
 
     def unheard(self) -> list[str]:
         """The channels whose seat was not heard alone long enough to tell its cross-talk."""
+        return [self._name(s) for s in range(len(self.seats)) if not self._heard(s)]
+
+    def _heard(self, channel: int) -> bool:
         leak = self.acoustics.leak
         assert leak is not None
-        return [
-            self._name(s) for s in range(len(self.seats)) if np.isnan(np.delete(leak[s], s)).any()
-        ]
+        return not np.isnan(np.delete(leak[channel], channel)).any()
 
     def lines(self) -> list[str]:
         """One line a channel, for the referee setting the table up."""
@@ -53,7 +54,7 @@ class TableHeard:
         out = []
         for s in range(len(self.seats)):
             others = [d for d in range(len(self.seats)) if d != s]
-            if np.isnan(leak[s, others]).any():
+            if not self._heard(s):
                 out.append(f"{self._name(s)}: not heard alone; ask this player to say a call again")
                 continue
             reach = ", ".join(f"{self._name(d)} {leak[s, d]:.0f} dB" for d in others)
