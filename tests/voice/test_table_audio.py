@@ -133,10 +133,10 @@ def test_legal_words() -> None:
     assert legal_words(own) == ("kong", "selfdraw")
 
 
-def _verifier(x: Audio) -> ClaimVerifier:
+def _verifier(x: Audio, spotter: object = None) -> ClaimVerifier:
     cal = calibrate_venue(x, 20.0)
     act = SeatActivity(band_levels(x), cal.floors, SEATS)  # type: ignore[arg-type]
-    return ClaimVerifier(x, act, SEATS)  # type: ignore[arg-type]
+    return ClaimVerifier(x, act, SEATS, spotter=spotter)  # type: ignore[arg-type]
 
 
 @pytest.mark.slow
@@ -282,10 +282,7 @@ def test_two_seats_calling_on_one_discard(
     scene.add(0, say("peng4", "cmn-latn-pinyin"), 30.3, -14)  # E: pung
     scene.add(2, say("hu2", "cmn-latn-pinyin"), 30.9, -14)  # W: win, later
     x = scene.render()
-    cal = calibrate_venue(x, 20.0)
-    act = SeatActivity(band_levels(x), cal.floors, SEATS)  # type: ignore[arg-type]
-    spotter = Spotter(spotter_head, encoder)  # type: ignore[arg-type]
-    ver = ClaimVerifier(x, act, SEATS, spotter=spotter)  # type: ignore[arg-type]
+    ver = _verifier(x, Spotter(spotter_head, encoder))  # type: ignore[arg-type]
     v = ver.verify(Claim("1", "E", "pung", 30.0, 32.0, discarder="S"))
     assert v.spoken is True and v.onset == pytest.approx(30.3, abs=0.1)
     assert v.word in ("pung", "kong", "win")  # no chow: E is not S's next player
@@ -385,9 +382,7 @@ def test_the_word_of_a_call_is_read_without_the_talk_leaking_in_before_it(
     scene.add(1, talk, 30.1 - len(talk) / SR, level)  # S talks up to 30.1 s
     scene.add(3, say(text, voice), 30.3, -14)  # N calls
     x = scene.render()
-    act = SeatActivity(band_levels(x), calibrate_venue(x, 20.0).floors, SEATS)  # type: ignore[arg-type]
-    spotter = Spotter(spotter_head, encoder)  # type: ignore[arg-type]
-    ver = ClaimVerifier(x, act, SEATS, spotter=spotter)  # type: ignore[arg-type]
+    ver = _verifier(x, Spotter(spotter_head, encoder))  # type: ignore[arg-type]
     v = ver.verify(Claim("1", "N", word, 30.0, 31.5, discarder="W"))
     assert v.spoken is True and v.onset == pytest.approx(30.3, abs=0.1)
     assert v.word == word
