@@ -67,7 +67,8 @@ def _play(
     rig: Rig, check: Callable[[str], None], done: Callable[[Rig], bool] = _camera_finished
 ) -> float:
     """The clip's hand through the rig until ``done`` (the camera has read the whole clip);
-    then ``check(clip server URL)`` and the rig stops. The session time at the stop."""
+    then ``check(clip server URL)`` and the rig stops. The session time once it has stopped
+    (the camera worker records frames until it is stopped, not until the stop is asked)."""
     events = list(game())
     deal = next(i for i, e in enumerate(events) if e.type == "deal")
 
@@ -84,9 +85,9 @@ def _play(
             await rig.idle()
             assert rig.evidence is not None
             check(rig.evidence.status()["evidence_url"])  # the clip server has its own thread
-            return rig.clock.now()
         finally:
             await rig.stop()
+        return rig.clock.now()
 
     return asyncio.run(run())
 
