@@ -175,14 +175,15 @@ async def _hand(tmp: Path, broker: LocalBroker, wav: Path, camera: Path) -> None
         with camera.open("a", encoding="utf-8") as f:
             f.write(camera_lines(CAMERA_WIN))
         await until(lambda: any(o.type == "hand_ended" for o in rig.outputs), "the hand's end")
+        # The microphones' answer on the win comes after it (the worker hears past the exposure)
+        await until(lambda: logged(rig, "claim_check"), "the microphones' answer on the win")
         await rig.idle()
-        n_log = rig.sequencer.next
-        n_out = len(rig.outputs)
         await until(
-            lambda: sum(e["source"] != "engine" for e in got) == n_log
-            and sum(e["source"] == "engine" for e in got) == n_out and feed.complete(),
+            lambda: sum(e["source"] != "engine" for e in got) == rig.sequencer.next
+            and sum(e["source"] == "engine" for e in got) == len(rig.outputs) and feed.complete(),
             "the subscriber to catch up",
         )  # fmt: skip
+        n_log, n_out = rig.sequencer.next, len(rig.outputs)
     finally:
         sub.task.cancel()  # type: ignore[attr-defined]
         await sub.close()
