@@ -148,6 +148,7 @@ class TableRenderer:
         yy, xx = np.mgrid[0 : self.side, 0 : self.side].astype(np.float32) / self.side - 0.5
         self.ramp = xx * math.cos(self.light_angle) + yy * math.sin(self.light_angle)
         self.spot = np.exp(-((xx - 0.1) ** 2 + (yy + 0.15) ** 2) / 0.15)
+        self.light = 0.92 + 0.18 * self.ramp + 0.12 * self.spot  # a frame's gain less its flicker
         self._base = self._empty_table()
 
     # ---- the plane ---------------------------------------------------------------------------
@@ -218,13 +219,16 @@ class TableRenderer:
     # ---- the camera --------------------------------------------------------------------------
     def film(self, plane: np.ndarray, t: float, arms: list[tuple[str, Slot, float]]) -> np.ndarray:
         """One frame at time t: arms over the plane, light, the camera's view, distortion, noise."""
-        img = plane.copy()
-        for seat, target, reach in arms:
-            _draw_arm(img, seat, target, reach, self.scale)
-        gain = 0.92 + 0.18 * self.ramp + 0.12 * self.spot + 0.05 * math.sin(t / 7.0)
-        img *= gain[..., None]
+        gain = (self.light + 0.05 * math.sin(t / 7.0))[..., None]
+        if arms:
+            img = plane.copy()
+            for seat, target, reach in arms:
+                _draw_arm(img, seat, target, reach, self.scale)
+            img *= gain
+        else:
+            img = plane * gain
         frame = cv2.warpPerspective(
-            np.clip(img, 0, 255).astype(np.uint8),
+            np.clip(img, 0, 255, out=img).astype(np.uint8),
             self.plane_hom,
             (self.width, self.height),
             flags=cv2.INTER_LINEAR,
@@ -306,8 +310,10 @@ def _draw_arm(img: np.ndarray, seat: str, target: Slot, reach: float, scale: flo
     b = (round((p1[0] + off) / q), round((p1[1] + off) / q))
     cv2.line(small, a, b, 255, round(85 * scale / q))
     blurred = cv2.GaussianBlur(small, (0, 0), 3 * scale)
-    shadow = cv2.resize(blurred, (img.shape[1], img.shape[0])).astype(np.float32)
-    img *= 1.0 - shadow[..., None] / 255.0 * 0.45
+    shadow = cv2.resize(blurred, (img.shape[1], img.shape[0]))
+    x0, y0, w, h = cv2.boundingRect(shadow)  # darkened there only: elsewhere the factor is 1
+    box = img[y0 : y0 + h, x0 : x0 + w]
+    box *= 1.0 - shadow[y0 : y0 + h, x0 : x0 + w, None].astype(np.float32) / 255.0 * 0.45
     cv2.line(img, p0, p1, (60.0, 70.0, 140.0), round(80 * scale))
     cv2.circle(img, p1, round(45 * scale), (150.0, 170.0, 215.0), -1)
 
