@@ -62,7 +62,6 @@ from venue.demo_media import (
 
 DEMO_USER = "demo"
 HAND_LIMIT_S = 90.0  # past the hand's simulated end: the pipelines are stuck
-CAMERA_DONE_S = 15.0  # after the camera read its whole file: what it saw is in, or never comes
 REVEAL_WAIT_S = 5.0  # after a win, for the camera's reading of the hand laid down
 VOICE_WAIT_S = 15.0  # after the hand, for the microphones' check of its last claims
 EVIDENCE_TOKEN_ENV = "MJREF_DEMO_EVIDENCE_TOKEN"
@@ -79,6 +78,12 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--tables", type=int_in(1, 16), default=4, help="tables, 1-16 (default 4)")
+    p.add_argument(
+        "--hands",
+        type=int_in(1, HANDS),
+        default=HANDS,
+        help=f"hands a table's session has, 1-{HANDS} (default {HANDS}: one round)",
+    )
     p.add_argument(
         "--speed", type=float_in(0.5, 4.0), default=1.0, help="the games play X times faster"
     )
@@ -297,9 +302,11 @@ class DemoTable:
         def ended() -> bool:
             return sum(o.type == "hand_ended" for o in rig.outputs) > media.hand
 
-        # the hand ends, or the camera's file ends without it (a broken pipeline: no waiting on)
+        # the hand ends, or the camera's file ends without it (a broken pipeline: no waiting on;
+        # a file read whole has told all it saw, which is in the log once the rig is idle)
         await _until(lambda: ended() or _seen_all(rig, seeing.name), length + HAND_LIMIT_S)
-        rec.finished = ended() or await _until(ended, CAMERA_DONE_S)
+        await rig.idle()
+        rec.finished = ended()
         # the camera reveals a won hand once it has read it whole (a moment after the win,
         # which ends the hand): the record is taken when it is in, or when it is not coming
         await _until(lambda: _count(rig, "hand_revealed") >= _count(rig, "win"), REVEAL_WAIT_S)
@@ -567,7 +574,7 @@ async def _table_process(table: str, index: int, args: argparse.Namespace, bus_u
         argv = [sys.executable, "-m", "rig.cli", "demo", "--only-table", table]
         argv += ["--index", str(index), "--bus", bus_url, "--session", str(session)]
         argv += ["--out", str(args.out), "--cache", str(args.cache)]
-        argv += ["--seed", str(args.seed), "--speed", str(args.speed)]
+        argv += ["--seed", str(args.seed), "--speed", str(args.speed), "--hands", str(args.hands)]
         proc = await asyncio.create_subprocess_exec(  # its own session: Ctrl-C is ours to pass
             *argv, *(["--resume"] if resume else []), start_new_session=True
         )
@@ -608,9 +615,9 @@ async def one_table(args: argparse.Namespace, drop: tuple[float, float] | None) 
 async def _hands(args: argparse.Namespace, seed: int) -> AsyncIterator[HandMedia]:
     """The session's hands, each made (or found in the cache) while the one before plays."""
     nxt = asyncio.create_task(asyncio.to_thread(hand_media, args.cache, seed, 0, args.speed))
-    for hand in range(HANDS):
+    for hand in range(args.hands):
         media = await nxt
-        if hand + 1 < HANDS:
+        if hand + 1 < args.hands:
             nxt = asyncio.create_task(
                 asyncio.to_thread(hand_media, args.cache, seed, hand + 1, args.speed)
             )

@@ -1,5 +1,6 @@
 """The demo's fixtures: one media cache for all its tests, on every xdist worker (the first
-hand's video is rendered once per run, not once per worker)."""
+hand's video is rendered once per run, not once per worker). A live demo's test that needs only
+the first hand says ``--hands 1``: the next hand is not made while it plays."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ def test_a_referee_confirms_a_penalty_on_the_demo_dashboard(
     demo_cache: Path,
     tmp_path: Path,
 ) -> None:
-    demo = Demo(demo_cache, tmp_path, "--tables", "1")
+    demo = Demo(demo_cache, tmp_path, "--tables", "1", "--hands", "1")
     try:
         page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
         page.goto(f"{demo.url}/login")
