@@ -52,8 +52,8 @@ def test_the_smoke_check_agrees_with_the_simulation(demo_cache: Path, tmp_path: 
 def test_the_smoke_check_fails_when_the_camera_loses_frames(
     demo_cache: Path, tmp_path: Path
 ) -> None:
-    # the camera lost from 10 s on: the record cannot agree (10 s lost mid-hand no longer
-    # breaks it: fusion puts the actions seen at once after the gap in the rules' order)
+    # the camera lost from 10 s to the end: the record cannot agree (a 10 s gap mid-hand no
+    # longer breaks it: fusion puts the actions seen at once after the gap in the rules' order)
     broken = _smoke(demo_cache, tmp_path / "broken", "--drop-frames", "10-1000")
     assert broken.returncode == 1, broken.stdout + broken.stderr
     assert json.loads(broken.stdout.strip().splitlines()[-1])["agree"] is False
