@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import itertools
 import sys
 from pathlib import Path
 from typing import Any
@@ -90,13 +89,13 @@ def summary(seating: Seating, players: list[Player], teams_apart: bool) -> str:
     )
     if teams_apart:
         team = {p.id: p.team for p in players}
-        mates = sum(
-            team[a] is not None and team[a] == team[b]
-            for r in seating.rounds
-            for t in r
-            for a, b in itertools.combinations(t, 2)
-        )
-        line += f"; team-mates at one table {mates} times"
+
+        def mates(pair: frozenset[str]) -> bool:
+            a, b = pair
+            return team[a] is not None and team[a] == team[b]
+
+        together = sum(n for pair, n in seating.meetings().items() if mates(pair))
+        line += f"; team-mates at one table {together} times"
     return line
 
 
