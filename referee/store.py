@@ -36,6 +36,11 @@ CREATE TABLE IF NOT EXISTS snapshots (
     body       TEXT    NOT NULL,
     PRIMARY KEY (table_id, session_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS current_session (
+    table_id   TEXT    NOT NULL PRIMARY KEY,
+    session_id TEXT    NOT NULL,
+    configured TEXT    NOT NULL
+) WITHOUT ROWID;
 """
 
 
@@ -104,7 +109,22 @@ class EventStore:
             (table_id, session_id, seq, hand, json.dumps(state, separators=(",", ":"))),
         )
 
+    def set_current(self, table_id: str, session_id: str, configured: str) -> None:
+        """The session ``table_id`` is in now (a rig told to switch, cmd/round), and the session
+        its configuration named then (a later edit of the configuration is a newer decision)."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO current_session VALUES (?, ?, ?)",
+            (table_id, session_id, configured),
+        )
+
     # ---- reading -----------------------------------------------------------------------------
+
+    def current(self, table_id: str) -> tuple[str, str] | None:
+        """``(session_id, configured)`` as :meth:`set_current` last stored them; None if never."""
+        row = self.db.execute(
+            "SELECT session_id, configured FROM current_session WHERE table_id=?", (table_id,)
+        ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
 
     def last_seq(self, table_id: str, session_id: str) -> int:
         """The highest stored seq, −1 if none."""

@@ -15,6 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 Seat = Literal["E", "S", "W", "N"]
+NAME = r"^[A-Za-z0-9_.-]+$"
+"""A table, session or venue name: letters, digits, ``_ . -`` (a topic level, a folder)."""
 
 
 class _Section(BaseModel):
@@ -22,9 +24,9 @@ class _Section(BaseModel):
 
 
 class TableSection(_Section):
-    id: str = Field(default="T1", pattern=r"^[A-Za-z0-9_.-]+$")
-    session: str = Field(default="S1", pattern=r"^[A-Za-z0-9_.-]+$")
-    venue: str = Field(default="local", pattern=r"^[A-Za-z0-9_.-]+$")
+    id: str = Field(default="T1", pattern=NAME)
+    session: str = Field(default="S1", pattern=NAME)
+    venue: str = Field(default="local", pattern=NAME)
     profile: Literal["wmc", "zj33", "mcr"] = "wmc"
     log: Path = Path("build/rig/table.sqlite")
 

@@ -97,7 +97,7 @@ async def serve(cfg: RigConfig, seconds: float | None = None) -> int:
             loop.add_signal_handler(sig, stop.set)
     where = cfg.bus.mqtt or "the in-process bus"
     print(
-        f"rig {cfg.table.id}/{cfg.table.session}: {rig.recovered} logged events replayed from "
+        f"rig {rig.table_id}/{rig.session_id}: {rig.recovered} logged events replayed from "
         f"{cfg.table.log}; inputs {', '.join(i.name for i in rig.inputs) or 'none'}; "
         f"publishing on {where}",
         flush=True,

@@ -6,6 +6,12 @@ the events (the session's one :class:`~referee.sources.Sequencer`), applies them
 commit per batch, durable: WAL + synchronous=FULL) and only then hands them to the publisher.
 On start the log is replayed: the state, the engine's outputs and the sequence resume where the
 last acknowledged event left them, and each input skips what it had already delivered.
+
+The session a rig plays is its config's (``[table] session``) until the dashboard's
+``cmd/round`` switches it to another between hands (:meth:`Rig.obey_round`); the switch is kept
+in the log's file (``EventStore.set_current``, beside the session the config named then), so a
+rig restarted later resumes the session it was switched to — unless its config has named
+another session since (that edit is the newer decision, and wins).
 """
 
 from __future__ import annotations
@@ -27,15 +33,17 @@ from referee.events import (
     Event,
     Kong,
     Pung,
+    SessionStarted,
     Source,
     VoiceSetup,
     WinDeclared,
     make_event,
 )
+from referee.game.state import Phase
 from referee.hands import Wind
 from referee.sources import Sequencer
 from referee.store import EventStore
-from rig.bus import Bus, BusError, BusMessage, Kind, topic, topic_filter
+from rig.bus import COMMANDS, Bus, BusError, BusMessage, Kind, topic, topic_filter
 from rig.chairs import Chairs
 from rig.config import CameraSection, RigConfig, VoiceSection
 from rig.evidence.wiring import RigEvidence
@@ -46,12 +54,14 @@ from rig.inputs import (
     Draft,
     Health,
     Input,
+    RoundCall,
     Submission,
     Supervisor,
     TableLinkInput,
     VideoRecording,
     VoiceInput,
     referee_draft,
+    round_call,
     uncertain,
 )
 from rig.metrics import HEALTH, Metrics
@@ -74,6 +84,10 @@ class SessionClock:
         self.base = base
         self._offset = resume_at - base.now()
 
+    def resume(self, at: float) -> None:
+        """Go on from ``at`` (another session's time line: cmd/round)."""
+        self._offset = at - self.base.now()
+
     def now(self) -> float:
         return self.base.now() + self._offset
 
@@ -95,6 +109,19 @@ def _evidence_marks(events: Iterable[Event]) -> tuple[int, float]:
     return line, heard
 
 
+def _players(events: Iterable[Event]) -> tuple[str, str, str, str] | None:
+    """The players (by place, venue E, S, W, N) of the log's last session_started; None if none."""
+    out = None
+    for ev in events:
+        if isinstance(ev.payload, SessionStarted):
+            out = ev.payload.players
+    return out
+
+
+def _line_up(players: tuple[str, str, str, str]) -> str:
+    return ", ".join(f"{place} {name}" for place, name in zip("ESWN", players, strict=True))
+
+
 def state_digest(duty: RefereeTable) -> str:
     """A short fingerprint of the table state: equal states give equal digests."""
     text = json.dumps(duty.state.to_dict(), sort_keys=True, separators=(",", ":"), default=str)
@@ -102,19 +129,68 @@ def state_digest(duty: RefereeTable) -> str:
 
 
 class Rig:
+    # the session's state, built from its log by _open (at start, and again on cmd/round)
+    session_id: str
+    duty: RefereeTable
+    outputs: list[EngineEvent]
+    sequencer: Sequencer
+    bridge: TableBridge
+    table_source: TableSource
+    chairs: Chairs  # which seat wind sits at which microphone, hand by hand
+    claim_windows: ClaimWindows  # the claims the microphones are asked about
+    recovered: int  # the logged events replayed when the session was opened
+    last_ts: float
+    players: tuple[str, str, str, str] | None  # the last session_started's, by place E S W N
+
     def __init__(self, cfg: RigConfig, bus: Bus, clock: Clock | None = None) -> None:
         self.cfg = cfg
         self.bus = bus
-        self.table_id, self.session_id = cfg.table.id, cfg.table.session
+        self.table_id = cfg.table.id
         cfg.table.log.parent.mkdir(parents=True, exist_ok=True)
         self.store = EventStore(cfg.table.log)
-        self.duty = RefereeTable(self.table_id, self.session_id, cfg.table.profile)
-        self.outputs: list[EngineEvent] = []
+        session = self.resumed_session()
+        self.clock = SessionClock(clock or MonotonicClock(), 0.0)
+        rec = cfg.evidence
+        self.evidence = RigEvidence(rec, session) if rec and rec.enabled else None
+        self._open(session)
+        self.metrics = Metrics()
+        sup = cfg.supervise
+        self.supervisor = Supervisor(self.clock, (sup.backoff_min, sup.backoff_max), self._changed)
+        self.voice: VoiceInput | None = None
+        self._voice_cfg: VoiceSection | None = None
+        self.inputs = self._inputs()
+        self.started = time.time()
+        self._queue: asyncio.Queue[tuple[str, Submission | RoundCall, float]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[Kind, str, float | None]] = asyncio.Queue()
+        self._status_now = asyncio.Event()
+        self._state_dirty = True
+        self._tasks: list[asyncio.Task[None]] = []
+        self._inflight: set[asyncio.Task[None]] = set()
+
+    # ---- the session -------------------------------------------------------------------------
+
+    def resumed_session(self) -> str:
+        """The session to open at start: the one cmd/round last switched this table to while
+        the config named the session it names now; else the config's."""
+        configured = self.cfg.table.session
+        current = self.store.current(self.table_id)
+        if current is not None and current[1] == configured:
+            return current[0]
+        return configured
+
+    def _open(self, session: str) -> None:
+        """Make ``session`` the rig's, from its log: the state, the engine's outputs, the
+        sequence, the table link's and the sensors' resume points and the table clock go on
+        where its last logged event left them (nothing logged: a new session from seq 0, at 0 s).
+        The evidence is recorded under it; the store keeps it as the table's current session."""
+        self.session_id = session
+        self.duty = RefereeTable(self.table_id, session, self.cfg.table.profile)
+        self.outputs = []
         self.sequencer = Sequencer()
-        self.bridge = TableBridge(self.table_id, self.session_id, self.sequencer)
+        self.bridge = TableBridge(self.table_id, session, self.sequencer)
         self.table_source = TableSource(self.bridge, self.duty.table)
-        logged = list(self.store.events(self.table_id, self.session_id))
-        self.chairs = Chairs()  # which seat wind sits at which microphone, hand by hand
+        logged = list(self.store.events(self.table_id, session))
+        self.chairs = Chairs()
         for ev in logged:
             self.outputs += self.duty.apply(ev).outputs()
             self.chairs.follow(ev.ts, self.duty.state)
@@ -123,27 +199,77 @@ class Rig:
         self.recovered = len(logged)
         self.last_ts = logged[-1].ts if logged else 0.0
         self._camera_line, self._heard_until = _evidence_marks(logged)
-        self.claim_windows = ClaimWindows()  # the claims the microphones are asked about
+        self.claim_windows = ClaimWindows()
         for ev in logged:
             self.claim_windows.feed(ev)
         setups = [e.payload for e in logged if isinstance(e.payload, VoiceSetup)]
         self._setup_logged = setups[-1] if setups else None
-        self.clock = SessionClock(clock or MonotonicClock(), self.last_ts)
-        self.metrics = Metrics()
-        sup = cfg.supervise
-        self.supervisor = Supervisor(self.clock, (sup.backoff_min, sup.backoff_max), self._changed)
-        rec = cfg.evidence
-        self.evidence = RigEvidence(rec, self.session_id) if rec and rec.enabled else None
-        self.voice: VoiceInput | None = None
-        self._voice_cfg: VoiceSection | None = None
-        self.inputs = self._inputs()
-        self.started = time.time()
-        self._queue: asyncio.Queue[tuple[str, Submission, float]] = asyncio.Queue()
-        self._outbox: asyncio.Queue[tuple[Kind, str, float | None]] = asyncio.Queue()
-        self._status_now = asyncio.Event()
+        self.players = _players(logged)
+        self.clock.resume(self.last_ts)
+        if self.evidence is not None and self.evidence.recorder.session != session:
+            self.evidence.recorder.switch(session)
+        self.store.set_current(self.table_id, session, self.cfg.table.session)
+
+    def obey_round(self, call: RoundCall) -> list[tuple[Event, list[EngineEvent]]]:
+        """``cmd/round`` (in the core, in order with the submissions): this table plays
+        ``call.session_id`` with ``call.players``. Another session is switched to (not while a
+        hand is in play); a session without players gets them (session_started, logged as the
+        referee's); one already started with these players is left as it is (the dashboard sends
+        the command again each time the rig comes online). Refused with a rig alert, nothing
+        changed: another session mid-hand, or other players than the session already has."""
+        try:
+            switch = self._round_check(call)
+        except ValueError as exc:
+            self.alert("commands", "warning", f"cmd/round refused: {exc}"[:800])
+            return []
+        log.info(
+            "cmd/round: session %s (round %s of %s): %s",
+            call.session_id,
+            call.round,
+            call.tournament,
+            _line_up(call.players),
+        )
+        if switch:
+            self._switch(call.session_id)
+        if self.players is not None:
+            return []
+        started = SessionStarted(players=call.players, profile=self.cfg.table.profile)
+        return self._ingest(Draft(started, Source.REFEREE))
+
+    def _round_check(self, call: RoundCall) -> bool:
+        """Whether ``call`` switches sessions; ValueError: why it cannot apply."""
+        switch = call.session_id != self.session_id
+        if switch:
+            hand = self.duty.state.hand
+            if hand is not None and hand.phase is not Phase.IDLE:
+                raise ValueError(
+                    f"hand {self.duty.state.hands_played + 1} of session {self.session_id} is "
+                    f"in play ({hand.phase.name.lower()}); expected the switch to "
+                    f"{call.session_id} once it has ended"
+                )
+            players = _players(self.store.events(self.table_id, call.session_id))
+        else:
+            players = self.players
+        if players is not None and players != call.players:
+            raise ValueError(
+                f"session {call.session_id} started with {_line_up(players)}, not "
+                f"{_line_up(call.players)}; its players are corrected through the dashboard "
+                "(cmd/event), not by cmd/round"
+            )
+        return switch
+
+    def _switch(self, session: str) -> None:
+        """Another session: its state from its log, the config's inputs restarted on its time
+        line, state and status published at once (after what the old session still had out)."""
+        old = self.session_id
+        self._open(session)
+        for inp in self._inputs():
+            self.replace_input(inp)
+        self._outbox.put_nowait(("state", json.dumps(self.state()), None))
+        self._outbox.put_nowait(("status", json.dumps(self.status()), None))
         self._state_dirty = True
-        self._tasks: list[asyncio.Task[None]] = []
-        self._inflight: set[asyncio.Task[None]] = set()
+        self._status_now.set()
+        log.info("session %s → %s (%d events replayed)", old, session, self.recovered)
 
     # ---- wiring ------------------------------------------------------------------------------
 
@@ -382,6 +508,8 @@ class Rig:
                 outputs = []
             self.outputs += outputs
             self.chairs.follow(ev.ts, self.duty.state)
+            if isinstance(ev.payload, SessionStarted):
+                self.players = ev.payload.players
             if self.evidence is not None:
                 self.evidence.note(ev, outputs)
             out.append((ev, outputs))
@@ -394,26 +522,34 @@ class Rig:
                 batch.append(self._queue.get_nowait())
             done: list[tuple[Event, list[EngineEvent], float]] = []
             for name, item, t_in in batch:
+                if isinstance(item, RoundCall):  # the session's events so far go out first
+                    self._commit(done)
+                    done = [(ev, outs, t_in) for ev, outs in self.obey_round(item)]
+                    continue
                 try:
                     done += [(ev, outs, t_in) for ev, outs in self._ingest(item)]
                 except Exception as exc:  # a submission the core cannot take: say so, go on
                     log.exception("%s: submission refused", name)
                     self.alert(name, "warning", f"{name}: submission refused: {exc}"[:300])
-            if not done:
-                continue
-            self.store.append_many(ev for ev, _, _ in done)  # write-ahead: durable first
-            self.metrics.logged(len(done))
-            for ev, outs, _ in done:
-                self._ask_voice(ev, outs)
-            for inp in self.inputs:
-                if isinstance(inp, CameraInput):
-                    inp.logged(ev for ev, _, _ in done)
-            for ev, outs, t_in in done:
-                self._outbox.put_nowait(("events", ev.model_dump_json(), t_in))
-                for out in outs:
-                    kind = PUBLISHED_TOPIC_KINDS.get(out.type, "events")
-                    self._outbox.put_nowait((kind, out.model_dump_json(), t_in))
-            self._state_dirty = True
+            self._commit(done)
+
+    def _commit(self, done: list[tuple[Event, list[EngineEvent], float]]) -> None:
+        """Log a batch (one durable transaction), then queue it for the bus."""
+        if not done:
+            return
+        self.store.append_many(ev for ev, _, _ in done)  # write-ahead: durable first
+        self.metrics.logged(len(done))
+        for ev, outs, _ in done:
+            self._ask_voice(ev, outs)
+        for inp in self.inputs:
+            if isinstance(inp, CameraInput):
+                inp.logged(ev for ev, _, _ in done)
+        for ev, outs, t_in in done:
+            self._outbox.put_nowait(("events", ev.model_dump_json(), t_in))
+            for out in outs:
+                kind = PUBLISHED_TOPIC_KINDS.get(out.type, "events")
+                self._outbox.put_nowait((kind, out.model_dump_json(), t_in))
+        self._state_dirty = True
 
     def _ask_voice(self, ev: Event, outs: list[EngineEvent]) -> None:
         """A claim, kong or win the core accepted: the microphones check it was spoken (with
@@ -521,8 +657,10 @@ class Rig:
             self.submit("commands", referee_draft(p))
         elif message.name == "ping":
             self._status_now.set()
+        elif message.name == "round":  # checked here, obeyed in the core (in order)
+            self._queue.put_nowait(("commands", round_call(p), time.perf_counter()))
         else:
-            raise ValueError("unknown command; expected resend_from, event or ping")
+            raise ValueError(f"unknown command; expected one of {', '.join(COMMANDS)}")
 
     def resend(self, seq: object, stream: object, session: object) -> None:
         """Serve ``cmd/resend_from``: the log from ``seq`` (read back from SQLite), or the

@@ -21,8 +21,9 @@ Kind = Literal["status", "state", "events", "alerts", "cmd"]
 KINDS: tuple[Kind, ...] = ("status", "state", "events", "alerts", "cmd")
 QOS: dict[Kind, int] = {"status": 1, "state": 1, "events": 1, "alerts": 1, "cmd": 1}
 RETAINED: frozenset[Kind] = frozenset({"status", "state"})
-COMMANDS = ("resend_from", "event", "ping")
-"""Commands a rig obeys (BUS.md): resend from a seq, log a referee's event, answer with status."""
+COMMANDS = ("resend_from", "event", "ping", "round")
+"""Commands a rig obeys (BUS.md): resend from a seq, log a referee's event, answer with status,
+play a tournament round's session with its players."""
 
 
 class BusError(RuntimeError):

@@ -45,6 +45,7 @@ class Recorder:
         pin_after: float = 10.0,
     ) -> None:
         self.ring = Ring(directory, budget, session)
+        self.dir = directory
         self.session = session
         self.segment_s = segment_s
         self.pin_before, self.pin_after = pin_before, pin_after
@@ -55,6 +56,20 @@ class Recorder:
         self._video_lock = threading.Lock()
         self._audio_lock = threading.Lock()
         self.last_frame: float | None = None  # session time of the last frame recorded
+
+    def switch(self, session: str) -> None:
+        """Record ``session`` from now on (the rig switched, cmd/round): the open segments are
+        finished under the old one; the new one's go into its own folder, on its own time line
+        (its session time starts again)."""
+        with self._video_lock, self._audio_lock:
+            self.video.close()
+            self.audio.close()
+            self.ring.session = self.session = session
+            base = self.dir / session
+            self.video = VideoWriter(base / "video", self._done, self.segment_s)
+            self.audio = AudioWriter(base / "audio", self._done, self.segment_s)
+            self.stills_dir = base / "stills"
+            self.last_frame = None
 
     def _done(self, kind: str, start: float, end: float, path: Path) -> None:
         self.ring.add(kind, start, end, path)

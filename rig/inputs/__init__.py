@@ -9,7 +9,7 @@ The :class:`Supervisor` restarts a failing input with back-off and keeps its :cl
 
 from rig.inputs.base import Draft, Health, HealthState, Input, Sink, Submission
 from rig.inputs.camera import CameraFileInput, CameraInput, VideoRecording
-from rig.inputs.commands import referee_draft
+from rig.inputs.commands import RoundCall, referee_draft, round_call
 from rig.inputs.supervisor import Supervisor
 from rig.inputs.table_link import TableLinkInput
 from rig.inputs.voice import AudioRecording, VoiceInput, uncertain
@@ -22,6 +22,7 @@ __all__ = [
     "Health",
     "HealthState",
     "Input",
+    "RoundCall",
     "Sink",
     "Submission",
     "Supervisor",
@@ -29,5 +30,6 @@ __all__ = [
     "VideoRecording",
     "VoiceInput",
     "referee_draft",
+    "round_call",
     "uncertain",
 ]
