@@ -35,10 +35,15 @@ from dashboard.routers import (
     sheets,
     standings,
     tables,
+    tournament,
+    tournament_pages,
     ws,
 )
 from dashboard.services import Services
 from dashboard.settings import Settings
+from dashboard.tournament import store as tournament_store
+from dashboard.tournament.rounds import rig_online
+from dashboard.tournament.sessions import apply_fixes
 from rig.bus import Bus
 from rig.bus.memory import MemoryBus
 
@@ -95,9 +100,17 @@ def create_app(
         clock=clock,
     )
 
+    async def tell_round(rig: str) -> None:
+        await rig_online(the_bus, tournament_store.load(factory), rig)
+
+    ingest.on_online = tell_round
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         ingest.restore()
+        day = tournament_store.load(factory)
+        if day is not None:  # the day's corrections, as the restored sessions are read
+            apply_fixes(live, day)
         await hub.start()
         await the_bus.start()
         await ingest.start()
@@ -132,6 +145,8 @@ def create_app(
         exports,
         rigs,
         review,
+        tournament,
+        tournament_pages,
         ws,
         pages,
     ):

@@ -35,6 +35,7 @@ DECIDE = frozenset({Role.HEAD_REFEREE, Role.REFEREE})  # acknowledge, confirm, c
 REVOKE = frozenset({Role.HEAD_REFEREE})  # undo a confirmed penalty (WMC-0.3: final word)
 CONTROL = frozenset({Role.HEAD_REFEREE, Role.REFEREE})  # clocks: pause, extend, late
 AUDIT = frozenset({Role.HEAD_REFEREE, Role.SCOREKEEPER})
+ORGANISE = frozenset({Role.HEAD_REFEREE})  # a tournament's rounds, seating, players, results
 EVERYONE = frozenset(Role)
 
 _hasher = PasswordHasher()

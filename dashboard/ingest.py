@@ -20,7 +20,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -66,6 +66,7 @@ class Ingest:
         self.refused = 0
         self.retry_write = 1.0
         self.gather = 0.05  # the writer waits this long for a batch to form (not the push)
+        self.on_online: Callable[[str], Awaitable[None]] | None = None  # a rig came online
 
     # ---- restart ------------------------------------------------------------------------------
 
@@ -240,11 +241,14 @@ class Ingest:
     async def _status(self, message: BusMessage, now: float) -> None:
         body = message.payload
         state = "online" if body.get("state") == "online" else "offline"
+        before = self.live.presence.get(message.table)
         changed = await asyncio.to_thread(
             store.save_presence, self.factory, message.table, state, body, now
         )
         self.live.presence[message.table] = Presence(message.table, state, changed, body)
         self.hub.changed(message.table)
+        if state == "online" and (before is None or before.state != "online") and self.on_online:
+            await self.on_online(message.table)
 
     async def _rig_alert(self, message: BusMessage, now: float) -> None:
         env = {**message.payload, "table_id": message.table, "received": now}

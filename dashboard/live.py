@@ -3,6 +3,10 @@ stored log events in seq order — so a restart that replays the database rebuil
 state the dashboard showed. Alerts and proposals are the duties' own (re-derived from the log,
 never taken on trust from the wire); a referee's acknowledgement is a logged
 ``referee_decision`` (``note`` with ``data.ack``), so it too survives a restart.
+
+A session corrected after the fact (the tournament's swap of two players, a hand corrected once
+the table had moved on: :class:`Fix`) is re-derived whole from its log with the fix applied,
+and goes on so: its sheets, penalties, alerts and standings all follow at once.
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.duties import RefereeTable
-from referee.events import Event, RefereeDecision
+from referee.events import Event, RefereeDecision, SessionStarted
 from referee.game.alerts import Alert
 from referee.hands import Wind
 from referee.penalties import Entry
+from referee.scoresheet import Correction
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "violation": 2, "critical": 3}
 
@@ -39,6 +44,15 @@ class AlertItem:
     proposal: str | None = None  # ledger id (its view: dashboard.views.alert_view)
 
 
+@dataclass(frozen=True)
+class Fix:
+    """What the log of a session is read with after a correction: the players who really sat
+    at the provisional places E, S, W, N (None: as logged), and corrections to its hands."""
+
+    players: tuple[str, str, str, str] | None = None
+    corrections: tuple[Correction, ...] = ()
+
+
 @dataclass
 class LiveTable:
     """One table session as the dashboard knows it."""
@@ -46,10 +60,25 @@ class LiveTable:
     table_id: str
     session_id: str
     duty: RefereeTable
-    events: list[Event] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)  # the log, as the rig logged it
     items: list[AlertItem] = field(default_factory=list)
     acked: set[str] = field(default_factory=set)
     state_ts: float = 0.0  # the rig's table clock from its retained state
+    fix: Fix = Fix()
+
+    def rederived(self, fix: Fix) -> LiveTable:
+        """This session replayed from its log with ``fix`` applied."""
+        fresh = LiveTable(
+            self.table_id,
+            self.session_id,
+            RefereeTable(self.table_id, self.session_id),
+            state_ts=self.state_ts,
+            fix=fix,
+        )
+        for event in self.events:
+            fresh.apply(event)
+        fresh.duty.corrections.extend(fix.corrections)
+        return fresh
 
     def entry(self, proposal: str | None) -> Entry | None:
         return None if proposal is None else self.duty.ledger.entries.get(proposal)
@@ -65,14 +94,27 @@ class LiveTable:
         return next((i for i in self.items if i.id == item_id), None)
 
     @property
+    def line_up(self) -> tuple[str, ...]:
+        """The players at the provisional places E, S, W, N, as the session is read (the log's
+        ``session_started``, or the fix's)."""
+        if self.fix.players is not None:
+            return self.fix.players
+        started = (e.payload for e in self.events if isinstance(e.payload, SessionStarted))
+        return next(started, SessionStarted(players=("", "", "", ""))).players
+
+    @property
     def last_seq(self) -> int:
         return self.events[-1].seq if self.events else -1
 
     def apply(self, event: Event) -> list[AlertItem]:
         """Feed one log event; the alert items it raised."""
-        step = self.duty.apply(event)
+        fed, p = event, event.payload
+        if self.fix.players is not None and isinstance(p, SessionStarted):
+            fed = event.model_copy(
+                update={"payload": p.model_copy(update={"players": self.fix.players})}
+            )
+        step = self.duty.apply(fed)
         self.events.append(event)
-        p = event.payload
         if isinstance(p, RefereeDecision) and p.decision == "note":
             acks = p.data.get("ack", [])
             self.acked.update(str(a) for a in acks if isinstance(a, str))
@@ -141,6 +183,7 @@ class LiveState:
     def __init__(self) -> None:
         self.sessions: dict[tuple[str, str], LiveTable] = {}
         self.tables: dict[str, LiveTable] = {}
+        self.fixes: dict[tuple[str, str], Fix] = {}
         self.presence: dict[str, Presence] = {}
         self.rig_alerts: dict[str, list[dict[str, Any]]] = {}
 
@@ -149,11 +192,30 @@ class LiveState:
         table = self.sessions.get(key)
         if table is None:
             table = LiveTable(
-                event.table_id, event.session_id, RefereeTable(event.table_id, event.session_id)
+                event.table_id,
+                event.session_id,
+                RefereeTable(event.table_id, event.session_id),
+                fix=self.fixes.get(key, Fix()),
             )
             self.sessions[key] = table
         self.tables[event.table_id] = table
         return table, table.apply(event)
+
+    def correct(self, table_id: str, session_id: str, fix: Fix) -> bool:
+        """Read this session with ``fix`` from now on (re-derived at once when it has begun);
+        whether anything changed."""
+        key = (table_id, session_id)
+        if self.fixes.get(key, Fix()) == fix:
+            return False
+        self.fixes[key] = fix
+        old = self.sessions.get(key)
+        if old is not None:
+            new = old.rederived(fix)
+            new.acked = old.acked
+            self.sessions[key] = new
+            if self.tables.get(table_id) is old:
+                self.tables[table_id] = new
+        return True
 
     def items(self) -> list[tuple[LiveTable, AlertItem]]:
         return [(t, i) for t in self.sessions.values() for i in t.items]

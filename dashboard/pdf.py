@@ -10,7 +10,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
-from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
 from referee.scoresheet import ScoreCard
 
@@ -18,8 +18,31 @@ FONT = "STSong-Light"
 
 
 def card_pdf(card: ScoreCard) -> bytes:
+    return cards_pdf([card], f"Score card {card.table_id} {card.session_id} {card.half}")
+
+
+def cards_pdf(cards: list[ScoreCard], title: str) -> bytes:
+    """Every card on its own page of one document (a tournament's cards for the federation)."""
     if FONT not in pdfmetrics.getRegisteredFontNames():
         pdfmetrics.registerFont(UnicodeCIDFont(FONT))
+    story: list[object] = []
+    for i, card in enumerate(cards):
+        story += ([PageBreak()] if i else []) + _card(card)
+    out = io.BytesIO()
+    doc = SimpleDocTemplate(
+        out,
+        pagesize=landscape(A4),
+        leftMargin=12 * mm,
+        rightMargin=12 * mm,
+        topMargin=12 * mm,
+        bottomMargin=12 * mm,
+        title=title,
+    )
+    doc.build(story or [Paragraph("No score cards", ParagraphStyle("t", fontName=FONT))])
+    return out.getvalue()
+
+
+def _card(card: ScoreCard) -> list[object]:
     title = ParagraphStyle("t", fontName=FONT, fontSize=14, leading=18)
     small = ParagraphStyle("s", fontName=FONT, fontSize=7, leading=9)
     head = ["#", "Dealer 庄", "Winner 和", "Value", "Patterns 番种", *card.players]
@@ -89,15 +112,4 @@ def card_pdf(card: ScoreCard) -> bytes:
                 small,
             )
         )
-    out = io.BytesIO()
-    doc = SimpleDocTemplate(
-        out,
-        pagesize=landscape(A4),
-        leftMargin=12 * mm,
-        rightMargin=12 * mm,
-        topMargin=12 * mm,
-        bottomMargin=12 * mm,
-        title=f"Score card {card.table_id} {card.session_id} {card.half}",
-    )
-    doc.build(story)
-    return out.getvalue()
+    return story

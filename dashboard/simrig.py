@@ -2,14 +2,16 @@
 (bench/dashboard_load.py): it plays a recorded or simulated log, logs referees' ``cmd/event`` as
 new events (source ``referee``), serves ``cmd/resend_from`` and publishes retained status and
 state — the rig's side of the bus (rig/runtime.py) without devices, so the dashboard can be
-driven end to end. (The demo, venue/demo.py, runs real rigs instead.)"""
+driven end to end. (The demo, venue/demo.py, runs real rigs instead.) Told a tournament's round
+(``cmd/round``), it moves to the round's session with the players it names and plays the
+session ``deal`` gives it for them."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from referee.events import PAYLOADS, Event, Source, make_event
@@ -49,10 +51,13 @@ class SimRig:
         script: Iterable[Event],
         *,
         inputs: dict[str, dict[str, Any]] | None = None,
+        deal: Callable[[str, tuple[str, ...]], list[Event]] | None = None,
     ) -> None:
         self.bus, self.table_id, self.session_id = bus, table_id, session_id
         self.script = list(script)
         self.log: list[Event] = []
+        self.logs: dict[str, list[Event]] = {}  # earlier sessions' logs
+        self.deal = deal  # (session, players E S W N) → the session a round plays
         self.sent: dict[int, float] = {}  # seq → perf_counter at publish (latency benches)
         self.hold: set[int] = set()  # seqs logged but not published (to make gaps)
         self.inputs = inputs or {
@@ -158,5 +163,25 @@ class SimRig:
                 ev = self._append(make_event(payload, seq=0, ts=last, source=Source.REFEREE))
                 await self._publish(ev)
             elif message.name == "resend_from":
-                for ev in self.log[int(p["seq"]) :]:
+                session = p.get("session_id") or self.session_id
+                log = self.log if session == self.session_id else self.logs.get(session, [])
+                for ev in log[int(p["seq"]) :]:
                     await self._publish(ev)
+            elif message.name == "round":
+                await self._round(p)
+
+    async def _round(self, p: dict[str, Any]) -> None:
+        """Move to the round's session (once: the dashboard tells a rig again when it comes
+        online) and take its script."""
+        session, players = str(p["session_id"]), tuple(p["players"][s] for s in "ESWN")
+        if session == self.session_id and (self.log or self.script):
+            return
+        if self.log:
+            self.logs[self.session_id] = self.log
+        self.session_id, self.log = session, []
+        script = self.deal(session, players) if self.deal else []
+        self.script = [  # the players come from the round, as a rig logs them: a referee's entry
+            e.model_copy(update={"source": Source.REFEREE}) if e.type == "session_started" else e
+            for e in script
+        ]
+        await self.publish_status("online")

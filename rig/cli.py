@@ -31,6 +31,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "venue.demo": ("demo",),
     "dashboard.cli": ("dashboard", "users", "tokens"),
     "dashboard.seating_cli": ("seating",),
+    "dashboard.tournament_cli": ("tournament",),
 }
 
 

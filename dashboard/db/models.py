@@ -116,3 +116,64 @@ class StoredClip(Base):
     data: Mapped[bytes] = mapped_column(LargeBinary)
     alert_id: Mapped[str] = mapped_column(String(128), default="")
     fetched: Mapped[float] = mapped_column(Float)
+
+
+# ---- the tournament (#35): made once by ``mjref tournament create``; what happens on the day
+# (rounds started, paused, extended, ended; corrections) is appended to the audit, never edited
+
+
+class TournamentRow(Base):
+    __tablename__ = "tournament"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(128))
+    rules: Mapped[str] = mapped_column(String(8))
+    starts: Mapped[str] = mapped_column(String(10), default="")  # ISO dates
+    ends: Mapped[str] = mapped_column(String(10), default="")
+    venue: Mapped[str] = mapped_column(String(128), default="")
+    seed: Mapped[int] = mapped_column(Integer, default=0)
+    pins: Mapped[bool] = mapped_column(Boolean, default=True)  # players log in with a PIN
+    created: Mapped[float] = mapped_column(Float)
+
+
+class EntrantRow(Base):
+    __tablename__ = "entrants"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    ema_id: Mapped[str] = mapped_column(String(32), default="")
+    country: Mapped[str] = mapped_column(String(64), default="")
+    team: Mapped[str] = mapped_column(String(64), default="")
+    substitute: Mapped[bool] = mapped_column(Boolean, default=False)
+    pin_hash: Mapped[str] = mapped_column(String(255), default="")
+
+
+class RoundRow(Base):
+    __tablename__ = "rounds"
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(64))
+    minutes: Mapped[int] = mapped_column(Integer)  # the round's time limit
+
+
+class TableRow(Base):
+    __tablename__ = "tournament_tables"
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    rig: Mapped[str] = mapped_column(String(64), unique=True)  # the rig's table id on the bus
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("round", "table", "seat", name="uq_seat"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round: Mapped[int] = mapped_column(ForeignKey("rounds.number", ondelete="CASCADE"))
+    table: Mapped[int] = mapped_column(ForeignKey("tournament_tables.number", ondelete="CASCADE"))
+    seat: Mapped[str] = mapped_column(String(1))
+    entrant: Mapped[str] = mapped_column(ForeignKey("entrants.name", ondelete="CASCADE"))
+
+
+class PlayerSession(Base):
+    """A player's login (name + PIN) to their own page: apart from the staff's sessions."""
+
+    __tablename__ = "player_sessions"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # sha256 of the cookie
+    entrant: Mapped[str] = mapped_column(ForeignKey("entrants.name", ondelete="CASCADE"))
+    created: Mapped[float] = mapped_column(Float)
+    expires: Mapped[float] = mapped_column(Float)

@@ -110,6 +110,9 @@
         }
         await api("POST", `/api/tables/${encodeURIComponent(box.dataset.table)}/controls`, body);
         toast("✓ " + b.textContent);
+      } else if (b.dataset.confirm) {
+        await api("POST", b.dataset.confirm);
+        toast("✓ " + b.textContent);
       } else if (b.dataset.langSwitch) {
         await api("PUT", "/api/session/lang", { lang: b.dataset.langSwitch });
         location.reload();
@@ -119,6 +122,24 @@
       } else if (b.hasAttribute("data-print")) {
         window.print();
       }
+    } catch (e) { toast(e.message, true); }
+  });
+  // a tournament's forms: the fields as JSON (numbers as numbers, empty ones left out), the
+  // button pressed as its name's value
+  document.addEventListener("submit", async (ev) => {
+    const form = ev.target.closest("form[data-api]");
+    if (!form) return;
+    ev.preventDefault();
+    const body = {};
+    for (const el of form.elements) {
+      if (!el.name || el.type === "submit" || el.value === "") continue;
+      body[el.name] = el.type === "number" ? parseInt(el.value, 10) : el.value;
+    }
+    if (ev.submitter && ev.submitter.name) body[ev.submitter.name] = ev.submitter.value;
+    try {
+      await api("POST", form.dataset.api, body);
+      toast("✓ " + (ev.submitter ? ev.submitter.textContent : ""));
+      reload();
     } catch (e) { toast(e.message, true); }
   });
   document.addEventListener("submit", async (ev) => {

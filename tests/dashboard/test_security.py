@@ -23,6 +23,9 @@ WRONG_ROLE = {
     "/api/decisions/acknowledge": "viewer",
     "/api/tables/{table_id}/controls": "viewer",
     "/api/sheets/{table_id}/{session_id}/{half}/corrections": "scorekeeper",
+    "/api/tournament/rounds/{round_}/controls": "referee",
+    "/api/tournament/rounds/{round_}/tables/{table}/confirm": "scorekeeper",
+    "/api/tournament/corrections": "viewer",
 }
 BODIES: dict[str, dict[str, Any]] = {
     "/api/decisions": {"table_id": "T1", "item_id": "x", "verdict": "confirm"},
@@ -35,11 +38,21 @@ BODIES: dict[str, dict[str, Any]] = {
         "points": 1,
         "reason": "x",
     },
+    "/api/tournament/rounds/{round_}/controls": {"action": "start"},
+    "/api/tournament/corrections": {"kind": "swap", "round": 1, "a": "x", "b": "y", "reason": "x"},
 }
 
 
 def url_of(path: str) -> str:
-    return path.replace("{table_id}", "T1").replace("{session_id}", "S1").replace("{half}", "1")
+    for key, value in (
+        ("table_id", "T1"),
+        ("session_id", "S1"),
+        ("half", "1"),
+        ("round_", "1"),
+        ("table", "1"),
+    ):
+        path = path.replace("{" + key + "}", value)
+    return path
 
 
 def writes(dash: Dash) -> list[tuple[str, str]]:
@@ -75,7 +88,7 @@ def test_anonymous_and_missing_csrf_are_refused(dash: Dash) -> None:
 def test_wrong_role_is_refused(dash: Dash) -> None:
     for path, role in WRONG_ROLE.items():
         c, csrf = dash.login(role)
-        r = c.post(url_of(path), json=BODIES[path], headers={"X-CSRF-Token": csrf})
+        r = c.post(url_of(path), json=BODIES.get(path, {}), headers={"X-CSRF-Token": csrf})
         assert r.status_code == 403 and f"a {role} may not" in r.text, (path, r.text)
 
 
