@@ -186,9 +186,9 @@ def test_a_swap_re_derives_the_sheets_and_the_standings(db_url: str | None, tmp_
 
 @pytest.mark.slow
 def test_check_names_a_missing_signature_and_a_session_that_does_not_sum_to_zero(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    db_url: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data, settings = _one_round(None, tmp_path)
+    data, settings = _one_round(db_url, tmp_path)
     with Dash(settings) as d:
         head, csrf = d.login("head_referee")
         ref, rcsrf = d.login("referee")
@@ -209,6 +209,17 @@ def test_check_names_a_missing_signature_and_a_session_that_does_not_sum_to_zero
         }
         assert _api(ref, rcsrf, "/api/tournament/corrections", fix).status_code == 200
         assert _sheet(head, "T3", "R1")["totals"][player] == sheet["totals"][player] + 10
+        scores = _scores(head)
+        change = {
+            "kind": "result",
+            "round": 1,
+            "player": player,
+            "points": -30,
+            "reason": "a late arrival's penalty",
+        }
+        assert _api(ref, rcsrf, "/api/tournament/corrections", change).status_code == 403
+        assert _api(head, csrf, "/api/tournament/corrections", change).status_code == 200
+        assert _scores(head)[player] == scores[player] - 30  # apart from the card: no hand moves
         problems = [p["what"] for p in head.get("/api/tournament/check").json()["problems"]]
         t2 = rigs[1].log[0].payload.players
         assert (
@@ -227,7 +238,7 @@ def test_check_names_a_missing_signature_and_a_session_that_does_not_sum_to_zero
         assert len(problems) == 4 + 1 + 4  # nothing else: T1 and the rest of T3 are in order
         d.wait(lambda: True)
     capsys.readouterr()
-    assert mjref(["tournament", "check", "--data", str(data)]) == 1
+    assert mjref(["tournament", "check", *db_args(db_url, data)]) == 1
     out = capsys.readouterr().out
     assert "not signed by" in out and "sum to +10" in out and "(/sheets/T3/R1/1)" in out
 
@@ -305,3 +316,18 @@ def test_a_substitute_takes_a_withdrawn_players_seats_from_a_round_on(tmp_path: 
             for x in head.get("/api/tournament/standings").json()["players"]
         }
         assert sessions["P03"] == 1 and sessions["P16"] == 1 and sessions["P00"] == 2
+
+
+def test_without_pins_a_player_opens_their_page_by_name(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    settings = prepare(None, data)
+    assert create(None, data, 2, "--no-pins") == {}
+    with Dash(settings) as d:
+        c = d.client
+        form = c.get("/player")
+        assert form.status_code == 200 and 'name="pin"' not in form.text
+        token = c.cookies.get("mjref_login_csrf", "")
+        assert c.post("/player", data={"name": "P07"}).status_code == 403  # no CSRF token
+        assert c.post("/player", data={"name": "nobody", "csrf_token": token}).status_code == 401
+        r = c.post("/player", data={"name": "P07", "csrf_token": token})
+        assert r.status_code == 200 and "P07" in r.text and "your table" in r.text

@@ -36,6 +36,8 @@ def create(db: str | None, data: Path, rounds: int = 4, *extra: str) -> dict[str
     argv = ["tournament", "create", *db_args(db, data), "--name", NAME, "--rules", "wmc"]
     argv += ["--players", str(csv), "--rounds", str(rounds), "--seed", "1"]
     assert mjref([*argv, "--pins-out", str(pins), *extra]) == 0
+    if not pins.exists():  # --no-pins
+        return {}
     rows = pins.read_text(encoding="utf-8").splitlines()[1:]
     return dict(line.split(",") for line in rows)
 
