@@ -1,11 +1,16 @@
-"""Suite-wide settings: hypothesis runs derandomized in CI so a red build is reproducible."""
+"""Suite-wide settings: hypothesis runs derandomized in CI so a red build is reproducible; the
+longest tests start first; a private mosquitto on a free port for the tests that go through a
+real broker (skipped cleanly where it is not installed)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from rig.bus.broker import BrokerUnavailable, LocalBroker
 
 settings.register_profile(
     "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -30,3 +35,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return 1 if item.get_closest_marker("slow") is not None else 2
 
     items.sort(key=rank)
+
+
+@pytest.fixture
+def broker() -> Iterator[LocalBroker]:
+    try:
+        b = LocalBroker().start()
+    except BrokerUnavailable as exc:
+        pytest.skip(str(exc))
+    try:
+        yield b
+    finally:
+        b.close()

@@ -26,8 +26,13 @@ def _api(client: Any, csrf: str, url: str, body: dict[str, Any]) -> Any:
 
 @pytest.mark.slow
 def test_a_whole_tournament_from_creation_to_the_export(
-    db_url: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    db_url: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str], request: Any
 ) -> None:
+    """SQLite on the in-process bus (the embedded default); PostgreSQL through a real mosquitto,
+    as a venue runs it."""
+    mqtt = None
+    if db_url is not None:
+        mqtt = request.getfixturevalue("broker").url
     data = tmp_path / "data"
     settings = prepare(db_url, data)
     create(db_url, data, rounds=4)
@@ -35,7 +40,7 @@ def test_a_whole_tournament_from_creation_to_the_export(
     assert mjref(["tournament", "seating", "--json", *db_args(db_url, data)]) == 0
     seating = json.loads(capsys.readouterr().out)
     assert seating["repeated_pairs"] == 0 and len(seating["rounds"]) == 4
-    with Dash(settings) as d:
+    with Dash(settings, mqtt) as d:
         head, hcsrf = d.login("head_referee")
         ref, rcsrf = d.login("referee")
         rigs = [rig(d, t) for t in TABLES[:3]]

@@ -16,7 +16,9 @@ from dashboard.db import make_engine, session_factory
 from dashboard.db.migrate import upgrade
 from dashboard.settings import Settings
 from dashboard.simrig import SimRig
+from rig.bus import Bus
 from rig.bus.memory import MemoryBus
+from rig.bus.mqtt import MqttBus
 
 PASSWORD = "correct horse battery"
 ROLES = ("head_referee", "referee", "scorekeeper", "viewer")
@@ -35,11 +37,13 @@ def prepare(db: str | None, data: Path) -> Settings:
 
 
 class Dash:
-    """A started app (``with Dash(...) as d``) with a client per role."""
+    """A started app (``with Dash(...) as d``) with a client per role; on the in-process bus,
+    or ``mqtt`` (a broker's URL): the dashboard and each rig with a connection of their own."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, mqtt: str | None = None) -> None:
         self.settings = settings
-        self.bus = MemoryBus(settings.venue)
+        self.mqtt = mqtt
+        self.bus: Bus = MqttBus(mqtt, settings.venue) if mqtt else MemoryBus(settings.venue)
         self.app = create_app(settings, bus=self.bus, flush_every=0.05)
         self.client = TestClient(self.app)
         self.rigs: list[SimRig] = []
@@ -51,6 +55,8 @@ class Dash:
     def __exit__(self, *exc: object) -> None:
         for rig in self.rigs:
             self.call(rig.stop)
+            if rig.bus is not self.bus:
+                self.call(rig.bus.close)
         self.client.__exit__(*exc)
 
     @property

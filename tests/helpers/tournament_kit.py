@@ -10,6 +10,7 @@ from dashkit import Dash
 
 from dashboard.simrig import SimRig, game
 from referee.events import CardSigned, Event, Source, make_event
+from rig.bus.mqtt import MqttBus
 from rig.cli import main as mjref
 
 NAME = "Spring Open"
@@ -61,7 +62,13 @@ def session_for(table: str, unsigned: bool = False, hands: int = 8) -> Any:
 
 
 def rig(dash: Any, table: str, unsigned: bool = False, hands: int = 8) -> SimRig:
-    r = SimRig(dash.bus, table, "idle", [], deal=session_for(table, unsigned, hands))
+    """A simulated rig on the dashboard's bus (through a broker: its own connection)."""
+    bus = dash.bus
+    if getattr(dash, "mqtt", None):
+        bus = MqttBus(dash.mqtt, dash.settings.venue)
+        dash.call(bus.start)
+        assert dash.call(bus.wait_connected, 10)
+    r = SimRig(bus, table, "idle", [], deal=session_for(table, unsigned, hands))
     dash.call(r.start)
     dash.rigs.append(r)
     return r
