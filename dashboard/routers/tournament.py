@@ -240,7 +240,10 @@ def get_standings(
     _: Actor = Depends(need(EVERYONE)),
 ) -> dict[str, Any]:
     svc = services(request)
-    day = the_day(svc)
+    return standings_json(svc, the_day(svc), upto)
+
+
+def standings_json(svc: Services, day: Day, upto: int | None) -> dict[str, Any]:
     lines = standings(day, svc.live, svc.settings.tiebreaks, upto)
     return {
         "upto": upto or len(day.plan.rounds),

@@ -14,7 +14,7 @@ from dashboard.auth import EVERYONE, LOGIN_CSRF_COOKIE, ORGANISE, same
 from dashboard.deps import Actor, address, need
 from dashboard.i18n import translator
 from dashboard.routers.pages import page, templates
-from dashboard.routers.tournament import day_json, the_day
+from dashboard.routers.tournament import day_json, standings_json, the_day
 from dashboard.services import services
 from dashboard.tournament.check import check
 from dashboard.tournament.model import SEATS, Day
@@ -48,12 +48,7 @@ def tournament_standings(
     svc = services(request)
     day = the_day(svc)
     last = _round(day, upto) if upto is not None else len(day.rounds)
-    lines = standings(day, svc.live, svc.settings.tiebreaks, last)
-    s = {
-        "tiebreaks": list(svc.settings.tiebreaks),
-        "players": [{"place": i, **line.to_json()} for i, line in enumerate(lines, 1)],
-        "teams": [],
-    }
+    s = {**standings_json(svc, day, last), "teams": []}
     rounds = list(day.rounds)
     return page(request, actor, "standings.html", s=s, rounds=rounds, upto=last, view="tournament")
 
@@ -69,10 +64,6 @@ def seating_list(number: int, request: Request, actor: Actor = Depends(need(EVER
     """Printable: the round's tables, then every player by name with table and seat."""
     day = the_day(services(request))
     r = _round(day, number)
-    by_name = sorted(
-        ((p, t, s) for t, seats in day.tables(r) for s, p in seats.items()),
-        key=lambda x: x[0].casefold(),
-    )
     return templates.TemplateResponse(
         request,
         "seating_print.html",
@@ -80,7 +71,7 @@ def seating_list(number: int, request: Request, actor: Actor = Depends(need(EVER
             "name": day.plan.name,
             "round": r,
             "tables": day.tables(r),
-            "by_name": by_name,
+            "by_name": day.by_name(r),
             "seats": SEATS,
             "rigs": day.plan.tables,
         },
@@ -101,14 +92,6 @@ def hall(request: Request) -> Response:
     if current is not None:
         limit = day.plan.round(current.number).minutes + current.extra_minutes.get(None, 0)
         left = max(0, int(limit * 60 - current.played_s(svc.clock())))
-    seats = (
-        sorted(
-            ((p, t, s) for t, st in day.tables(shown) for s, p in st.items()),
-            key=lambda x: x[0].casefold(),
-        )
-        if shown
-        else []
-    )
     return templates.TemplateResponse(
         request,
         "hall.html",
@@ -117,7 +100,7 @@ def hall(request: Request) -> Response:
             "round": shown,
             "status": day.rounds[shown].status if shown else "",
             "left": left,
-            "seats": seats,
+            "seats": day.by_name(shown) if shown else [],
             "lines": lines[:40],
             "after": ended[-1] if ended else None,
         },

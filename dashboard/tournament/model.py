@@ -144,19 +144,22 @@ class Day:
     def tables(self, round_: int) -> list[tuple[int, Seats]]:
         return sorted((t, s) for (r, t), s in self.seating.items() if r == round_)
 
+    def by_name(self, round_: int) -> list[tuple[str, int, str]]:
+        """(player, table, seat) of a round, in name order: where everyone sits."""
+        seated = [(p, t, s) for t, seats in self.tables(round_) for s, p in seats.items()]
+        return sorted(seated, key=lambda x: x[0].casefold())
+
     def session(self, rig: str, session_id: str) -> tuple[int, int] | None:
         """(round, table) of a rig's session, or None outside the tournament."""
         table = self.plan.table_of_rig(rig)
         rnd = next((r.number for r in self.plan.rounds if r.session_id == session_id), None)
         return None if table is None or rnd is None else (rnd, table)
 
-    def corrections(self, round_: int, table: int | None = None) -> list[Change]:
+    def hand_corrections(self, round_: int, table: int) -> list[Change]:
         return [
             c
             for c in self.changes
-            if c.action in CORRECTIONS
-            and c.round == round_
-            and (table is None or c.table in (None, table))
+            if c.action == "hand_corrected" and c.round == round_ and c.table == table
         ]
 
 

@@ -21,8 +21,7 @@ def fixes(day: Day) -> dict[tuple[str, str], Fix]:
                 c.reason,
                 c.actor,
             )
-            for c in day.corrections(r, t)
-            if c.action == "hand_corrected" and c.table == t
+            for c in day.hand_corrections(r, t)
         )
         if players is not None or corrections:
             key = (day.plan.tables[t], day.plan.round(r).session_id)

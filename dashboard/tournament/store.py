@@ -242,8 +242,10 @@ def _problem(
         return f"round {round_} is {rs.status}, not paused"
     elif action == "players_swapped":
         missing = [str(d.get(k)) for k in ("a", "b") if d.get(k) not in seated]
-        if missing or d.get("a") == d.get("b"):
+        if missing:
             return f"a swap names two players seated in round {round_}; not {', '.join(missing)}"
+        if d.get("a") == d.get("b"):
+            return "a swap names two different players"
     elif action == "player_replaced":
         entrant = day.plan.entrant(str(d.get("in")))
         if d.get("out") not in seated:
