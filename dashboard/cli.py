@@ -84,15 +84,19 @@ def _make_data(settings: Settings) -> None:
         ) from None
 
 
-def _open(args: argparse.Namespace) -> tuple[Settings, Any]:
+def _open(args: argparse.Namespace, *, migrate: bool = False) -> tuple[Settings, Any]:
+    """The database of ``args``: refused unless migrated, or (``migrate``) brought up to date."""
     from dashboard.app import db_hint
     from dashboard.db import make_engine, session_factory
-    from dashboard.db.migrate import require_current
+    from dashboard.db.migrate import require_current, upgrade
 
     settings = settings_from(args)
     _make_data(settings)
     engine = make_engine(settings.db_url)
-    require_current(engine, db_hint(settings))
+    if migrate:
+        upgrade(engine)
+    else:
+        require_current(engine, db_hint(settings))
     return settings, session_factory(engine)
 
 

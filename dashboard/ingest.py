@@ -72,13 +72,7 @@ class Ingest:
 
     def restore(self) -> int:
         """Replay the database into the live state; the feed continues after what is stored."""
-        count = 0
-        for ev in store.stored_events(self.factory):
-            table = self.live.sessions.get((ev.table_id, ev.session_id))
-            if table is not None and ev.seq != table.last_seq + 1:
-                continue  # past a hole (never stored by this ingest): asked for again
-            self.live.apply(ev)
-            count += 1
+        count = replay(self.factory, self.live)
         for (tid, sid), table in self.live.sessions.items():
             self.feed.seek(tid, sid, table.last_seq + 1)
         for p in store.presences(self.factory):
@@ -261,6 +255,19 @@ class Ingest:
             self.metrics.resends.inc()
             with contextlib.suppress(BusError):
                 await self.bus.send_command(r.table, "resend_from", r.command())
+
+
+def replay(factory: sessionmaker[Session], live: LiveState) -> int:
+    """Every stored event into ``live``, per table session in seq order, each session up to a
+    hole (an event never stored: the feed asks for it again); how many were applied."""
+    count = 0
+    for ev in store.stored_events(factory):
+        table = live.sessions.get((ev.table_id, ev.session_id))
+        if table is not None and ev.seq != table.last_seq + 1:
+            continue
+        live.apply(ev)
+        count += 1
+    return count
 
 
 def _without_engine(message: BusMessage) -> BusMessage:

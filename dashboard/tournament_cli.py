@@ -16,7 +16,13 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from dashboard.live import LiveState
+    from dashboard.tournament.model import Day
 
 from referee.cli_support import EXIT_FINDINGS, EXIT_USAGE, int_in
 
@@ -112,7 +118,9 @@ def create(args: argparse.Namespace) -> int:
     )
     pins_out = args.pins_out or (args.data or Path("dashboard-data")) / "player-pins.csv"
     try:
-        factory = _open(args, migrate=True)
+        from dashboard.cli import _open
+
+        _, factory = _open(args, migrate=True)  # a new database is made here
         pins = write(factory, new, time.time())
     except TournamentError as exc:
         return _fail(str(exc))
@@ -132,38 +140,28 @@ def create(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open(args: argparse.Namespace, *, migrate: bool = False) -> Any:
-    from dashboard.cli import _make_data, settings_from
-    from dashboard.db import make_engine, session_factory
-    from dashboard.db.migrate import require_current, upgrade
-
-    settings = settings_from(args)
-    _make_data(settings)
-    engine = make_engine(settings.db_url)
-    if migrate:
-        upgrade(engine)
-    else:
-        from dashboard.app import db_hint
-
-        require_current(engine, db_hint(settings))
-    return session_factory(engine)
-
-
-def _day_and_live(args: argparse.Namespace) -> tuple[Any, Any]:
-    """The tournament and the venue's sessions as the dashboard would show them (the stored
-    events replayed, the day's corrections applied)."""
-    from dashboard import store
-    from dashboard.live import LiveState
-    from dashboard.tournament.sessions import apply_fixes
+def _day(args: argparse.Namespace) -> tuple[sessionmaker[Session], Day]:
+    """The database's session factory and its tournament (LookupError: none there)."""
+    from dashboard.cli import _open
     from dashboard.tournament.store import load
 
-    factory = _open(args)
+    _, factory = _open(args)
     day = load(factory)
     if day is None:
         raise LookupError("no tournament here: `mjref tournament create` first")
+    return factory, day
+
+
+def _day_and_live(args: argparse.Namespace) -> tuple[Day, LiveState]:
+    """The tournament and the venue's sessions as the dashboard would show them (the stored
+    events replayed as at its start, the day's corrections applied)."""
+    from dashboard.ingest import replay
+    from dashboard.live import LiveState
+    from dashboard.tournament.sessions import apply_fixes
+
+    factory, day = _day(args)
     live = LiveState()
-    for ev in store.stored_events(factory):
-        live.apply(ev)
+    replay(factory, live)
     apply_fixes(live, day)
     return day, live
 
@@ -189,11 +187,8 @@ def _guarded(fn: Any) -> Any:
 def seating(args: argparse.Namespace) -> int:
     from dashboard.seating import Seating
     from dashboard.tournament.model import SEATS
-    from dashboard.tournament.store import load
 
-    day = load(_open(args))
-    if day is None:
-        raise LookupError("no tournament here: `mjref tournament create` first")
+    _, day = _day(args)
     rounds = [
         [tuple(s[w] for w in SEATS) for _, s in day.tables(r.number)] for r in day.plan.rounds
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -66,9 +66,9 @@ def create(factory: sessionmaker[Session], new: NewTournament, now: float) -> di
         problems.append(f"{len(rigs)} rigs named for {tables} tables; expected one each")
     if problems:
         raise TournamentError(problems)
+    digits = PIN_DIGITS if new.pins else 0  # no PINs: a player opens their page by name
     pins = {
-        e.name: "".join(secrets.choice("0123456789") for _ in range(PIN_DIGITS))
-        for e in new.entrants
+        e.name: "".join(secrets.choice("0123456789") for _ in range(digits)) for e in new.entrants
     }
     with factory() as db:
         if db.scalar(select(TournamentRow)) is not None:
@@ -87,7 +87,7 @@ def create(factory: sessionmaker[Session], new: NewTournament, now: float) -> di
         )
         for e in new.entrants:
             pin = hash_password(pins[e.name]) if new.pins else ""
-            db.add(EntrantRow(**_entrant_fields(e), pin_hash=pin))
+            db.add(EntrantRow(**asdict(e), pin_hash=pin))
         for n in range(1, len(new.seating.rounds) + 1):
             db.add(RoundRow(number=n, session_id=f"R{n}", minutes=new.minutes))
         for n, rig in enumerate(rigs, 1):
@@ -99,16 +99,6 @@ def create(factory: sessionmaker[Session], new: NewTournament, now: float) -> di
                     db.add(SeatRow(round=r, table=t, seat=seat, entrant=name))
         db.commit()
     return pins if new.pins else {}
-
-
-def _entrant_fields(e: Entrant) -> dict[str, object]:
-    return {
-        "name": e.name,
-        "ema_id": e.ema_id,
-        "country": e.country,
-        "team": e.team,
-        "substitute": e.substitute,
-    }
 
 
 def plan(factory: sessionmaker[Session]) -> Plan | None:
