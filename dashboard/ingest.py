@@ -103,11 +103,10 @@ class Ingest:
 
     async def stop(self) -> None:
         """Stop taking messages; what was applied is stored before the writer stops."""
-        for task in (self._pump, self._task):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        takers = [t for t in (self._pump, self._task) if t is not None]
+        for task in takers:
+            task.cancel()
+        await asyncio.gather(*takers, return_exceptions=True)  # a cancel of stop() itself stays
         if self._writer is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._drained(), 10)
@@ -134,8 +133,9 @@ class Ingest:
 
     async def _run(self) -> None:
         while True:
-            try:
-                first = await asyncio.wait_for(self.queue.get(), self.tick)
+            try:  # not wait_for: on 3.11 it swallows a cancel that meets a message (gh-86296)
+                async with asyncio.timeout(self.tick):
+                    first = await self.queue.get()
             except TimeoutError:
                 await self._resend(self.feed.due(time.monotonic()))
                 continue

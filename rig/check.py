@@ -31,7 +31,8 @@ async def _table(port: str) -> str:
         deadline = time.monotonic() + PROBE_S
         while (left := deadline - time.monotonic()) > 0:
             try:
-                out = await asyncio.wait_for(driver.next_output(), left)
+                async with asyncio.timeout(left):
+                    out = await driver.next_output()
             except TimeoutError:
                 break
             if isinstance(out, TableBooted):

@@ -107,7 +107,8 @@ async def serve(cfg: RigConfig, seconds: float | None = None) -> int:
     try:
         while not stop.is_set():
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), 0.5)
+                async with asyncio.timeout(0.5):
+                    await stop.wait()
             failure = rig.failed()
             if failure is not None:
                 print(f"mjref rig: the core stopped: {failure}", file=sys.stderr)

@@ -149,7 +149,8 @@ async def monitor(driver: TableDriver, *, as_json: bool, until_idle: float | Non
     async with driver:
         while True:
             try:
-                output = await asyncio.wait_for(driver.next_output(), until_idle)
+                async with asyncio.timeout(until_idle):
+                    output = await driver.next_output()
             except TimeoutError:
                 if not heard:
                     return _never_up(driver, until_idle or 0.0)

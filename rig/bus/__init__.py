@@ -119,7 +119,8 @@ class Subscription:
     async def get(self, timeout: float | None = None) -> BusMessage | None:
         """The next message, or None after ``timeout`` seconds without one (or once closed)."""
         try:
-            return await asyncio.wait_for(self.queue.get(), timeout)
+            async with asyncio.timeout(timeout):
+                return await self.queue.get()
         except TimeoutError:
             return None
 

@@ -98,7 +98,8 @@ class FakeTable:
         while not self.device.window_open or self.endpoint.buffered() > 4096:
             self._progress.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._progress.wait(), 0.05)
+                async with asyncio.timeout(0.05):
+                    await self._progress.wait()
 
     # --- faults ------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@ restart that rebuilds the same live state from the database."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,15 @@ from sqlalchemy.exc import OperationalError
 
 from dashboard import store
 from dashboard.db import make_engine, session_factory
+from dashboard.db.migrate import upgrade
 from dashboard.db.models import StoredEvent
+from dashboard.hub import Hub
+from dashboard.ingest import Ingest
+from dashboard.live import LiveState
+from dashboard.metrics import DashMetrics
 from dashboard.simrig import game
 from referee.duties import replay
+from rig.bus.memory import MemoryBus
 
 
 def _state(d: Dash, table: str) -> dict[str, object]:
@@ -202,3 +209,24 @@ def test_a_failed_write_is_tried_again_and_nothing_is_lost(
     with dash.svc.factory() as db:
         seqs = db.scalars(select(StoredEvent.seq).where(StoredEvent.table_id == "T7")).all()
     assert sorted(seqs) == list(range(25))
+
+
+def test_stop_ends_when_a_message_arrives_as_it_stops(tmp_path: Path) -> None:
+    """A message queued in the same instant as the stop: Python 3.11's ``asyncio.wait_for``
+    returned that message and dropped the cancel, and the dashboard's shutdown waited forever."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'd.sqlite'}")
+    upgrade(engine)
+
+    async def run() -> None:
+        metrics = DashMetrics()
+        ingest = Ingest(
+            MemoryBus("v"), session_factory(engine), LiveState(), Hub(metrics), metrics, tick=60
+        )
+        await ingest.start()
+        await asyncio.sleep(0.01)  # the ingest waits on its queue
+        ingest.submit("T1", [{"table_id": "T1", "seq": 0}])
+        await asyncio.wait_for(ingest.stop(), 5)
+        assert asyncio.all_tasks() == {asyncio.current_task()}  # nothing left running
+
+    asyncio.run(run())
+    engine.dispose()
