@@ -37,6 +37,7 @@ from referee.events import (
     WinDeclared,
 )
 from voice.audio_io import SR, Audio
+from voice.crosstalk import leak_gains, without_others
 from voice.detect import LAG
 from voice.encoder import STEP, SpeechEncoder
 from voice.events import WORDS, Seat, Word
@@ -282,13 +283,14 @@ class ClaimVerifier:
     def _word(
         self, claim: Claim, u: Utterance
     ) -> tuple[Word | None, float | None, dict[str, float]]:
-        if self.spotter is None or self.audio is None:
+        if self.spotter is None or self.audio is None or self.activity is None:
             return None, None, {}
-        mono = self.audio[:, u.channel]
         lo = max(0, int(u.start * SR) - 3 * SR)
-        hi = min(len(mono), int(u.end * SR) + SR)
+        hi = min(len(self.audio), int(u.end * SR) + SR)
+        gains = leak_gains(self.activity, u.channel)
+        mono = without_others(self.audio[lo:hi], u.channel, gains)
         s = self.spotter.scores(
-            _alone(mono[lo:hi], u.start - lo / SR, u.end - lo / SR), int(u.end * SR) - lo
+            _alone(mono, u.start - lo / SR, u.end - lo / SR), int(u.end * SR) - lo
         )
         legal = {w: s[w] for w in legal_words(claim)}
         best = max(legal, key=lambda w: legal[w])

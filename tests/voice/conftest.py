@@ -32,6 +32,12 @@ def say() -> Callable[..., Audio]:
     return _say
 
 
+@pytest.fixture(scope="session")
+def chatter(say: Callable[..., Audio]) -> Audio:
+    """A few seconds of table talk in Mandarin."""
+    return say("wo3 ting1 pai2 le, kuai4 dian3, zai4 lai2 yi1 ju2 ba, hao3 de", "cmn-latn-pinyin")
+
+
 def place(clips: list[tuple[float, Audio]], seconds: float, noise_db: float = -70.0) -> Audio:
     """Clips at given onsets (s) in a quiet noise floor, seeded."""
     rng = np.random.default_rng(7)

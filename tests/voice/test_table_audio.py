@@ -41,11 +41,6 @@ def detectors(x: Audio, **kw: object) -> ConductDetectors:
     return ConductDetectors(calibrate_venue(x, 20.0), SEATS, **kw)  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
-def chatter(say: Callable[..., Audio]) -> Audio:
-    return say("wo3 ting1 pai2 le, kuai4 dian3, zai4 lai2 yi1 ju2 ba, hao3 de", "cmn-latn-pinyin")
-
-
 def test_silence_gives_nothing() -> None:
     rng = np.random.default_rng(1)
     scene = Scene(30, rng)
