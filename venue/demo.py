@@ -10,8 +10,9 @@ sees the deal go face down into the racks, every draw leave the wall face down, 
 only once they are shown (discards, melds, the winner's hand). Rigs and dashboard share the
 in-process bus, or a local mosquitto with ``--mqtt``, as a venue would.
 
-``--smoke``: one hand of one table, headless; one JSON line ``{"hands", "actions", "alerts",
-"scores", "agree"}``; exit 0 only when the pipelines' record agrees with the simulated truth:
+``--smoke``: the first hand of one table (``--hands N``: its session's first N), headless; one
+JSON line ``{"hands", "actions", "alerts", "findings", "scores", "agree"}``; exit 0 only when the
+pipelines' record of every hand agrees with the simulated truth:
 the game actions in the rig's log (draws, discards, claims, kongs, the win: kind, seat and
 the tiles that were shown) equal the simulator's, in order, the hand's score (winner,
 value, payments) equals the one the core gives the simulated log, whose every tile is known,
@@ -81,14 +82,15 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--hands",
         type=int_in(1, HANDS),
-        default=HANDS,
-        help=f"hands a table's session has, 1-{HANDS} (default {HANDS}: one round)",
+        help=f"hands a table's session has, 1-{HANDS} (default {HANDS}: one round; --smoke: 1)",
     )
     p.add_argument(
         "--speed", type=float_in(0.5, 4.0), default=1.0, help="the games play X times faster"
     )
     p.add_argument("--mqtt", action="store_true", help="go through a local mosquitto")
-    p.add_argument("--smoke", action="store_true", help="one hand, headless, check, JSON line")
+    p.add_argument(
+        "--smoke", action="store_true", help="T1's first hand(s), headless, checked, JSON line"
+    )
     p.add_argument("--port", type=int_in(1, 65535), help="dashboard port (default 8080 if free)")
     p.add_argument("--seed", type=int_in(0, 2**31), default=SEED, help="the first hand's seed")
     p.add_argument("--cache", type=Path, default=Path("build/demo-cache"), help="media cache")
@@ -109,12 +111,15 @@ def register(subparsers: Any) -> None:
 
 def dashboard_socket(port: int | None) -> socket.socket:
     """The dashboard's listening socket, bound here and handed to uvicorn (no other program can
-    take the port between a check and the bind): ``port``, else 8080 when free, else any."""
+    take the port between a check and the bind): ``port``, else 8080 when free, else any. It
+    listens at once: a socket only bound (SO_REUSEADDR) let a second demo bind 8080 too, print
+    that address and lose it to the first."""
     for candidate in [port] if port else [8080, 0]:
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", candidate))
+            sock.listen()
             return sock
         except OSError:
             sock.close()
@@ -362,6 +367,8 @@ async def _until(cond: Any, timeout: float) -> bool:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.hands is None:
+        args.hands = 1 if args.smoke else HANDS
     drop = None
     if args.drop_frames:
         try:
@@ -428,36 +435,38 @@ def _fresh(out: Path, table: str) -> None:
 
 
 async def smoke(args: argparse.Namespace, drop: tuple[float, float] | None) -> int:
-    media = await asyncio.to_thread(hand_media, args.cache, args.seed, 0, args.speed)
     video = None
     if drop is not None:
-        video = drop_frames(media.video, args.out / "dropped.avi", *drop)
+        first = await asyncio.to_thread(hand_media, args.cache, args.seed, 0, args.speed)
+        video = drop_frames(first.video, args.out / "dropped.avi", *drop)
     _fresh(args.out, "T1")
     with tempfile.TemporaryDirectory() as tmp:
         table = DemoTable("T1", None, MemoryBus(), args.out, Path(tmp))
-        (rec,) = await table.play(_one(media), "S1", video)
+        recs = await table.play(_hands(args, args.seed), "S1", video)
         assert table.rig is not None
         outputs = table.rig.outputs
     alerts = sorted({str(o.payload.get("rule", "?")) for o in outputs if o.type == "alert"})
+    agree = len(recs) == args.hands and all(r.agree() for r in recs)
     summary = {
-        "hands": int(rec.finished),
-        "actions": len(rec.actions()),
+        "hands": sum(r.finished for r in recs),
+        "actions": sum(len(r.actions()) for r in recs),
         "alerts": alerts,
-        "findings": {"raised": rec.findings, "planted": rec.planted},
-        "scores": rec.scored,
-        "agree": rec.agree(),
+        "findings": {
+            "raised": [[*f, r.media.hand + 1] for r in recs for f in r.findings],
+            "planted": [[*f, r.media.hand + 1] for r in recs for f in r.planted],
+        },
+        "scores": [r.scored for r in recs],
+        "agree": agree,
     }
     print(json.dumps(summary, sort_keys=True))
-    if not rec.agree():
-        _explain(rec)
-    return 0 if rec.agree() else 1
-
-
-async def _one(media: HandMedia) -> AsyncIterator[HandMedia]:
-    yield media
+    for rec in recs:
+        if not rec.agree():
+            _explain(rec)
+    return 0 if agree else 1
 
 
 def _explain(rec: HandRecord) -> None:
+    print(f"mjref demo: hand {rec.media.hand + 1} does not agree", file=sys.stderr)
     got, want = rec.actions(), rec.truth()
     first = next((i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w), None)
     if first is None and len(got) != len(want):
