@@ -5,7 +5,8 @@ The decision "spoken or not" rests on speech at the claimer's seat in the window
 discard (or draw) to the exposure — voice activity and seat attribution, which do not need the
 word spotter to be right. The spotter only names the word, scored over the words legal at that
 moment (after a discard: chow for the discarder's next player only, pung, kong, win; on one's
-own turn: kong, self-draw). Another seat talking or calling in the window is that seat's voice
+own turn: kong, self-draw), and hears the claimer's microphone with the other seats' voices
+taken out (voice/crosstalk.py). Another seat talking or calling in the window is that seat's voice
 (``seat_heard``), not a reason to stand aside: the claimer's own call would rise over its
 cross-talk. A window is uncertain — no alert, a note saying why — only where the claimer could
 not have been heard: his mic dead or clipped, or another voice (or noise) reaching his mic as
