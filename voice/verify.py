@@ -373,15 +373,24 @@ class ClaimWindows:
         self.last_discard: tuple[str, float] | None = None
         self.last_draw: tuple[str, float] | None = None
         self.own_turn = False  # the last tile moved was a draw (own turn) rather than a discard
+        self.turn_began: float | None = None  # when the last tile before a draw moved
 
     def feed(self, ev: Event) -> Claim | None:
         p = ev.payload
         seat = getattr(p, "seat", None)
         name = seat.name if seat is not None else None
+        if isinstance(p, (Discard, Chow, Pung, Kong)):
+            self.turn_began = _landed(ev)
         if isinstance(p, Discard):
             self.last_discard, self.own_turn = (p.seat.name, _landed(ev)), False
         elif isinstance(p, (Draw, ReplacementDraw)):
-            self.last_draw, self.own_turn = (p.seat.name, _landed(ev)), True
+            drawn = _landed(ev)
+            if ev.source is Source.VISION and self.turn_began is not None:
+                # the camera logs a draw with the move that shows it (its discard, the win laid
+                # down): seconds late on a busy machine, so the draw is known only to have come
+                # after the tile moved before it, and the claimer's call may precede its log
+                drawn = min(drawn, self.turn_began)
+            self.last_draw, self.own_turn = (p.seat.name, drawn), True
         elif isinstance(p, (Chow, Pung)) and self.last_discard is not None:
             kind: ClaimKind = "chow" if isinstance(p, Chow) else "pung"
             return _claim(ev, name, kind, self.last_discard, False)
