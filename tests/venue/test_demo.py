@@ -37,8 +37,8 @@ def _smoke(cache: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[s
 
 
 def test_the_smoke_check_agrees_with_the_simulation(demo_cache: Path, tmp_path: Path) -> None:
-    """One hand here (CI's `./run demo --smoke --hands 2` plays two, the second made while the
-    first plays: two hands beside the other demo tests starved the live demo's browser test)."""
+    """One hand here, on a machine the other workers load (CI's `./run demo --smoke --hands 2`
+    plays two, the second made while the first plays: 216 s instead of 72 in the suite)."""
     run = _smoke(demo_cache, tmp_path / "good")
     assert run.returncode == 0, run.stdout + run.stderr
     summary = json.loads(run.stdout.strip().splitlines()[-1])
