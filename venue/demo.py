@@ -59,6 +59,7 @@ from venue.demo_media import (
     HandMedia,
     drop_frames,
     hand_media,
+    prune_stale,
 )
 
 DEMO_USER = "demo"
@@ -383,6 +384,10 @@ def main(args: argparse.Namespace) -> int:
     try:
         args.out.mkdir(parents=True, exist_ok=True)
         args.cache.mkdir(parents=True, exist_ok=True)
+        if not args.only_table:  # (the demo's own table processes share its cache)
+            stale = prune_stale(args.cache)
+            if stale:
+                print(f"mjref demo: removed {len(stale)} hands of older media", file=sys.stderr)
     except OSError as exc:
         print(
             f"mjref demo: {exc.filename}: {exc.strerror}; expected a folder it can write",

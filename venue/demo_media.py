@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +33,7 @@ from voice.scene import SEAT_INDEX, Scene, tile_clack
 from voice.verify import claims_from_events
 
 VERSION = "8"  # bump when the media change: the cache key
+HAND_FOLDER = re.compile(r"v\d+-seed\d+-hand\d+-x[\d.]+")  # a hand's media, any version
 RENDER = RenderSpec(1280, 720, fps=5.0, style="text", pose="top", hovers=0)
 FOURCC = "HFYU"  # lossless: 1 MB a frame, 300-700 MB a hand in the cache
 LEAD_S = 3.0  # audio before the video starts (the deal)
@@ -74,6 +77,19 @@ def split_hands(events: list[Event]) -> list[list[Event]]:
         played = played or e.type in ACTIONS
         hands[-1].append(e)
     return hands
+
+
+def prune_stale(cache: Path) -> list[Path]:
+    """Remove the hands an older version of the media left in the cache (300–700 MB each, never
+    read again); the folders removed. Only folders named as :func:`hand_media` names them."""
+    stale = [
+        d
+        for d in cache.iterdir()
+        if d.is_dir() and HAND_FOLDER.fullmatch(d.name) and not d.name.startswith(f"v{VERSION}-")
+    ]
+    for d in stale:
+        shutil.rmtree(d, ignore_errors=True)
+    return stale
 
 
 def hand_media(cache: Path, seed: int, hand: int = 0, speed: float = 1.0) -> HandMedia:
