@@ -30,9 +30,7 @@ def leak_gains(activity: SeatActivity, channel: int) -> dict[int, F64]:
     or learnt by the session): its amplitude gain into ``channel`` per band of
     :data:`voice.seats.BANDS_HZ`, raw samples to raw samples (the leak is measured over each
     microphone's own floor, so the floors' difference is each band's gain difference)."""
-    measured = activity.measured_leak
-    known = activity.prior.leak if activity.prior is not None else None
-    leak = measured if known is None else np.where(np.isnan(measured), known, measured)
+    leak = activity.known_leak
     floors = activity.calibration.array()  # (bands, channels), dB
     gains = {}
     for source in range(leak.shape[0]):

@@ -148,7 +148,8 @@ class SeatActivity:
         first = (snr > self.margin_db) & (snr >= loud - self.xt_db)
         self.measured_leak = self._leak(snr, first.sum(axis=1) >= 2)  # NaN: not measured
         known = self.prior.leak if self.prior is not None else None
-        self.leak = _or(self.measured_leak, known, -self.xt_db)
+        self.known_leak = _or(self.measured_leak, known, np.nan)  # NaN: neither measured nor learnt
+        self.leak = _or(self.known_leak, None, -self.xt_db)
         self.pred = _cross_talk(snr, self.leak)
         own, self.own = _own_speech(snr, self.pred, self.margin_db)
         self.measured_voice = np.full(snr.shape[1:], np.nan)  # (bands, channels), dB
