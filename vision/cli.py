@@ -55,6 +55,17 @@ def _count(text: str) -> int:
     return value
 
 
+def _minutes(text: str) -> float:
+    """An argparse type: minutes, at least 2 (reading the photos and fitting take about one)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 2.0 <= value <= 600.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes from 2 to 600")
+    return value
+
+
 def _tile(text: str) -> str:
     """An argparse type: a tile in the referee's notation (kept as typed)."""
     try:
@@ -147,14 +158,39 @@ def register(subparsers: Any) -> None:
         help="fit a venue profile from a few photos of the venue's own tiles",
         description="From LABELS.jsonl (one line per photo, as `tiles detect --json` writes "
         'it: {"image": PATH, "tiles": [{"box": [x1, y1, x2, y2], "tile": "5m"}, …]}) or from '
-        "photos of hardware/tile-sheet.pdf with the tiles laid on it (--sheet), fit the "
-        "venue's prototypes, the calibration of the scores and the keep threshold.",
+        "photos of hardware/tile-sheet.pdf with the tiles laid on it (--sheet), fine-tune the "
+        "tile detector on them (with the train extra installed; kept only when it finds the "
+        "held-back photos' tiles better), then fit the venue's prototypes, the calibration of "
+        "the scores and the keep threshold.",
     )
     en.add_argument("labels", nargs="?", type=Path, metavar="LABELS.jsonl")
     en.add_argument("--sheet", nargs="+", type=Path, metavar="PHOTO", help="tile-sheet photos")
+    en.add_argument(
+        "--from-rig",
+        type=Path,
+        metavar="RECORDING",
+        help="take the photos from the rig's recording (its ring folder: the stills of the "
+        "table at rest); writes them and their labels, drafted, into PROFILE_DIR/enrolment/ "
+        "to be corrected and enrolled from",
+    )
+    en.add_argument(
+        "--photos", type=_count, default=10, help="--from-rig: how many stills (default 10)"
+    )
     en.add_argument("--out", type=Path, required=True, metavar="PROFILE_DIR")
     en.add_argument("--name", help="the profile's name (default: the folder's name)")
     en.add_argument("--seed", type=int, default=0, help="seed of the box jitter")
+    en.add_argument(
+        "--max-minutes",
+        type=_minutes,
+        default=15.0,
+        metavar="M",
+        help="cap on the whole enrolment, most of it the detector's fine-tuning (default 15)",
+    )
+    en.add_argument(
+        "--shipped-detector",
+        action="store_true",
+        help="do not fine-tune the detector: the profile keeps the shipped one",
+    )
     en.set_defaults(handler=run_enrol)
 
 
@@ -282,27 +318,60 @@ def run_eval(args: argparse.Namespace) -> int:
         r = result
         print(f"{args.set_dir}: {r.images} images, {r.tiles} tiles ({seconds:.0f} s)")
         print(
-            f"  mAP50 {r.map50:.4f}  precision {r.precision:.4f}  recall {r.recall:.4f}  "
-            f"tile accuracy {r.tile_accuracy:.4f}  (detection recall {r.detection_recall:.4f}, "
-            f"conf ≥ {conf})"
+            f"  tiles found: recall {r.detection_recall:.4f}  precision "
+            f"{r.detection_precision:.4f}  class accuracy {r.class_accuracy:.4f}  tile accuracy "
+            f"{r.tile_accuracy:.4f}  (conf ≥ {conf}; detector: {_detector_name(rec)})"
         )
+        print(
+            f"  by class: mAP50 {r.map50:.4f}  precision {r.precision:.4f}  recall {r.recall:.4f}"
+        )
+    return 0
+
+
+def _detector_name(rec: TileRecognizer) -> str:
+    if rec.profile is not None and rec.profile.detector is not None:
+        return f"the profile's own, {rec.detector.path}"
+    return f"shipped, {rec.detector.path}"
+
+
+def _draft_from_rig(rec: TileRecognizer, args: argparse.Namespace) -> int:
+    from vision.enrol_frames import FramesError, draft, rig_stills, spread
+
+    try:
+        stills = spread(rig_stills(args.from_rig), max(args.photos, 2))
+    except FramesError as exc:
+        print(f"mjref tiles enrol: {exc}", file=sys.stderr)
+        return 2
+    labels, skipped = draft(rec, stills, args.out / "enrolment")
+    for line in skipped:
+        print(f"mjref tiles enrol: skipped {line}", file=sys.stderr)
+    print(
+        f"{labels}: {len(stills) - len(skipped)} still(s) of the table at rest from "
+        f"{args.from_rig}, their tiles as the models read them now. Correct each tile's name "
+        'and box ("tile", "box"), add the tiles it missed, then run:\n'
+        f"  mjref tiles enrol {labels} --out {args.out}"
+    )
     return 0
 
 
 def run_enrol(args: argparse.Namespace) -> int:
     from vision.enrol import EnrolError, check, enrol, read_labels
+    from vision.enrol_detector import DetectorChoice, choose_detector
     from vision.profile import DET_FLOOR
     from vision.sheet import SheetError, read_sheet
 
-    if (args.labels is None) == (args.sheet is None):
+    if sum(x is not None for x in (args.labels, args.sheet, args.from_rig)) != 1:
         print(
-            "mjref tiles enrol: give LABELS.jsonl or --sheet PHOTO..., one of the two",
+            "mjref tiles enrol: give LABELS.jsonl, --sheet PHOTO... or --from-rig RECORDING, "
+            "one of the three",
             file=sys.stderr,
         )
         return 2
     rec = _recognizer(args)
     if rec is None:
         return 2
+    if args.from_rig is not None:
+        return _draft_from_rig(rec, args)
     try:
         if args.labels is not None:
             photos = check(read_labels(args.labels))
@@ -328,8 +397,28 @@ def run_enrol(args: argparse.Namespace) -> int:
         for line in exc.problems:
             print(f"mjref tiles enrol: {line}", file=sys.stderr)
         return 2
-    profile = enrol(rec, photos, args.name or args.out.name, seed=args.seed, source=source)
+
+    def say(message: str) -> None:
+        print(f"mjref tiles enrol: {message}", file=sys.stderr, flush=True)
+
+    choice = DetectorChoice(None, "shipped (--shipped-detector)")
+    if not args.shipped_detector:
+        choice = choose_detector(rec, photos, args.max_minutes, args.seed, say)
+        say(f"detector: {choice.report}")
+    reader = rec
+    if choice.path is not None:
+        reader = TileRecognizer(args.models, detector=choice.path, turns=args.turns)
+    profile = enrol(
+        reader,
+        photos,
+        args.name or args.out.name,
+        seed=args.seed,
+        source=source,
+        detector=(rec.detector.path, choice.path, choice.report),
+    )
     profile.save(args.out)
+    if choice.work is not None:
+        choice.work.cleanup()
     info = profile.info
     print(
         f"{args.out}: profile {profile.name!r} from {len(photos)} photo(s), {info['tiles']} tiles "

@@ -185,8 +185,13 @@ class TileRecognizer:
         profile: Path | VenueProfile | None = None,
     ) -> None:
         """``profile``: a venue profile folder (``mjref tiles enrol``) or a loaded one; it must
-        have been fitted against these model files (else :class:`ModelError`)."""
+        have been fitted against these model files (else :class:`ModelError`); its own detector,
+        when it has one, is used in place of the shipped one."""
         det_path = detector or models_dir / DETECTOR_FILE
+        cls_path = classifier or models_dir / CLASSIFIER_FILE
+        loaded = _load_profile(profile, det_path, cls_path)
+        if loaded is not None and loaded.detector is not None:
+            det_path = loaded.detector
         self.detector = OnnxModel(
             det_path, "tile detector (YOLO, NCHW in, [N, 4+classes, anchors] out)", threads
         )
@@ -198,7 +203,6 @@ class TileRecognizer:
             )
         self.det_classes = int(shape[1]) - 4 if isinstance(shape[1], int) else 1
         self.side = side or self.detector.fixed_side(640)
-        cls_path = classifier or models_dir / CLASSIFIER_FILE
         self.classifier: OnnxModel | None = None
         self.crop = CROP_STORE
         if self.det_classes == 1 or cls_path.exists() or classifier is not None:
@@ -215,20 +219,12 @@ class TileRecognizer:
                 )
         self.batch = batch
         self.turns = turns  # an unsure crop is classified at this many quarter turns, averaged
-        self.profile = self._profile(profile, det_path, cls_path)
+        self.profile = self._profile(loaded, cls_path)
         self.min_conf = self.profile.keep if self.profile else DEFAULT_MIN_CONF
 
-    def _profile(
-        self, given: Path | VenueProfile | None, det_path: Path, cls_path: Path
-    ) -> VenueProfile | None:
-        if given is None:
+    def _profile(self, profile: VenueProfile | None, cls_path: Path) -> VenueProfile | None:
+        if profile is None:
             return None
-        where = given if isinstance(given, Path) else Path(given.name)
-        try:
-            profile = VenueProfile.load(given) if isinstance(given, Path) else given
-            profile.check_models(where, {DETECTOR_FILE: det_path, CLASSIFIER_FILE: cls_path})
-        except ProfileError as exc:
-            raise ModelError(str(exc)) from None
         if self.classifier is None or EMBEDDING not in self.classifier.output_names:
             raise ModelError(
                 f"{cls_path}: a venue profile needs the classifier's {EMBEDDING!r} output "
@@ -481,6 +477,21 @@ class TileRecognizer:
                 for i in range(0, len(x), 256)
             ]
         )
+
+
+def _load_profile(
+    given: Path | VenueProfile | None, det_path: Path, cls_path: Path
+) -> VenueProfile | None:
+    """The profile, checked against the shipped model files it was fitted against."""
+    if given is None:
+        return None
+    where = given if isinstance(given, Path) else Path(given.name)
+    try:
+        profile = VenueProfile.load(given) if isinstance(given, Path) else given
+        profile.check_models(where, {DETECTOR_FILE: det_path, CLASSIFIER_FILE: cls_path})
+    except ProfileError as exc:
+        raise ModelError(str(exc)) from None
+    return profile
 
 
 def _array(crops: Sequence[Image.Image]) -> np.ndarray:

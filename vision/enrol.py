@@ -382,9 +382,12 @@ def enrol(
     seed: int = 0,
     source: str = "labels",
     reads: Sequence[_Read] | None = None,
+    detector: tuple[Path, Path | None, str] | None = None,
 ) -> VenueProfile:
     """Fit a venue profile on ``photos`` (already :func:`check`-ed) for ``rec``'s models;
-    ``reads``: their :func:`read_photos`, when made already."""
+    ``reads``: their :func:`read_photos`, when made already. ``detector``: the shipped
+    detector's file, the profile's own (``rec`` reads with it) or None, and why
+    (vision/enrol_detector.py); None: ``rec``'s detector is the shipped one, not tried."""
     start = time.perf_counter()
     reads = list(reads) if reads is not None else read_photos(rec, photos, seed)
     assert rec.classifier is not None
@@ -468,13 +471,19 @@ def enrol(
     if not active:  # no better than the shipped models on the held-out photos: read as them
         final.venue, final.platt, final.keep = final.venue[:0], None, DEFAULT_MIN_CONF
     shown = np.bincount([b.cls for p in photos for b in p.boxes], minlength=NUM_CLASSES)
+    shipped_detector, final.detector, detector_report = detector or (
+        rec.detector.path,
+        None,
+        "shipped (not fine-tuned)",
+    )
     final.models = {
-        DETECTOR_FILE: model_hash(rec.detector.path),
+        DETECTOR_FILE: model_hash(shipped_detector),
         CLASSIFIER_FILE: model_hash(rec.classifier.path),
     }
     held_out = "held-out photos" if folds > 1 else "the one photo itself (nothing held out)"
     final.info = {
         "fitted": {
+            "detector": detector_report,
             "head": f"last layer refitted by softmax regression on {len(x)} crops (labelled "
             "boxes ×3 jittered, detector boxes; 4 quarter turns each), shipped layer as the "
             f"L2 prior ({PRIOR})",

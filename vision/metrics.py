@@ -61,6 +61,8 @@ class EvalResult:
     recall: float = 0.0
     tile_accuracy: float = 0.0
     detection_recall: float = 0.0  # any class, IoU ≥ 0.5, at the operating confidence
+    detection_precision: float = 0.0  # kept boxes on a tile (any class) over kept boxes
+    class_accuracy: float = 0.0  # of the kept boxes on a tile, those named right
     per_class_ap: dict[int, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
@@ -72,6 +74,8 @@ class EvalResult:
             "recall": round(self.recall, 4),
             "tile_accuracy": round(self.tile_accuracy, 4),
             "detection_recall": round(self.detection_recall, 4),
+            "detection_precision": round(self.detection_precision, 4),
+            "class_accuracy": round(self.class_accuracy, 4),
         }
 
 
@@ -106,6 +110,8 @@ def evaluate(
         recall=tp / max(total, 1),
         tile_accuracy=right / max(total + extra, 1),
         detection_recall=det_hits / max(total, 1),
+        detection_precision=det_hits / max(det_hits + extra, 1),
+        class_accuracy=right / max(det_hits, 1),
         per_class_ap=aps,
     )
 
@@ -123,3 +129,25 @@ def _average_precision(records: list[tuple[float, bool]], n_gt: int) -> float:
     idx = np.searchsorted(recall, points, side="left")
     sampled = np.where(idx < len(envelope), envelope[np.minimum(idx, len(envelope) - 1)], 0.0)
     return float(sampled.mean())
+
+
+Samples = Sequence[tuple[Sequence[Box], Sequence[Pred]]]
+
+
+def named_right(samples: Samples, conf: float) -> tuple[set[tuple[int, int]], int]:
+    """The (photo, tile) pairs kept and named right, and the kept boxes that are no tile."""
+    right, extra = set(), 0
+    for n, (gt, preds) in enumerate(samples):
+        kept = [q for q in preds if q[5] >= conf]
+        for q, h in zip(kept, match(gt, kept, 0.5, same_class=False), strict=True):
+            if h >= 0 and gt[h].cls == q[4]:
+                right.add((n, h))
+            extra += h < 0
+    return right, extra
+
+
+def paired(before: Samples, b_conf: float, after: Samples, a_conf: float) -> dict[str, int]:
+    """What a change of models did, tile by tile: right before and not after (lost), the
+    reverse (gained), and the boxes kept that are no tile (extra) each way."""
+    (rb, eb), (ra, ea) = named_right(before, b_conf), named_right(after, a_conf)
+    return {"lost": len(rb - ra), "gained": len(ra - rb), "extra_before": eb, "extra_after": ea}

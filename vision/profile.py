@@ -24,9 +24,16 @@ holds three things fitted on a few photos of the venue's tiles:
   the venue's. A profile whose reading did not beat the shipped one on held-out enrolment
   photos has no ``venue`` crops: it reads everything as the shipped models do.
 
+A profile may also hold its own detector (``detector.onnx``, the shipped one fine-tuned on the
+venue's tiles by enrolment, vision/adapt.py), which the run time then uses in place of the
+shipped one: same network and side, so the same cost per photo and frame. A profile without one
+keeps the shipped detector.
+
 ``profile.json`` names all of it, the tiles it was fitted on, and the SHA-256 of the model
-files it was fitted against: a profile is refused by other models (its head reads their
-features). Only numpy and the JSON/NPZ files are needed to use one.
+files it was fitted against (for the detector: the shipped one its own was adapted from, and
+its own file's): a profile is refused by other models (its head reads their features) and when
+its detector file is not the one it names. Only numpy, onnxruntime and the JSON/NPZ/ONNX files
+are needed to use one.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +52,7 @@ from vision.classes import NUM_CLASSES
 
 PROFILE_JSON = "profile.json"
 HEAD_NPZ = "head.npz"
+DETECTOR_ONNX = "detector.onnx"  # the profile's own detector, when enrolment kept one
 KNOWN_FILE = "known_styles.npz"  # beside the classifier: the known styles (vision/known_styles.py)
 FORMAT = 2  # 2: the gate against the known styles (1: a cosine to the venue's alone)
 SHIPPED_KEEP = 0.4  # vision.detect.DEFAULT_MIN_CONF, the shipped rule's threshold
@@ -128,6 +137,7 @@ class VenueProfile:
     info: dict[str, Any] = field(default_factory=dict)  # what was fitted on how many tiles
     known: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     # [n, C] unit embeddings of the known styles (vision/known_styles.py), set by its user
+    detector: Path | None = None  # its own detector file; None: the shipped one
 
     def logits(self, embedding: np.ndarray) -> np.ndarray:
         """Logits ``[n, 43]`` (before the temperature) from the embedding ``[n, C]``."""
@@ -225,8 +235,14 @@ class VenueProfile:
             if self.platt is None
             else {"a": self.platt[0], "b": self.platt[1], "c": self.platt[2]},
             "keep": round(self.keep, 4),
+            "detector": None,
             **self.info,
         }
+        if self.detector is not None:
+            own = folder / DETECTOR_ONNX
+            if self.detector.resolve() != own.resolve():
+                shutil.copyfile(self.detector, own)
+            meta["detector"] = {"file": DETECTOR_ONNX, "sha256": model_hash(own)}
         (folder / PROFILE_JSON).write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
 
     @classmethod
@@ -265,6 +281,7 @@ class VenueProfile:
                 keep=float(meta["keep"]),
                 models={str(k): str(v) for k, v in dict(meta["models"]).items()},
                 info={k: v for k, v in meta.items() if k not in _CORE_KEYS},
+                detector=_own_detector(folder, meta.get("detector")),
             )
         except ProfileError:
             raise
@@ -300,4 +317,33 @@ class VenueProfile:
             raise ProfileError("\n".join(problems))
 
 
-_CORE_KEYS = {"format", "name", "models", "pull", "margin", "temperature", "platt", "keep"}
+_CORE_KEYS = {
+    "format",
+    "name",
+    "models",
+    "pull",
+    "margin",
+    "temperature",
+    "platt",
+    "keep",
+    "detector",
+}
+
+
+def _own_detector(folder: Path, entry: Any) -> Path | None:
+    """The profile's own detector file, checked against the hash ``profile.json`` names."""
+    if entry is None:
+        return None
+    path = folder / str(entry["file"])
+    if path.name != str(entry["file"]) or not path.is_file():
+        raise ProfileError(
+            f"{folder}: profile.json names its own detector {entry['file']!r}, which is not in "
+            "the folder; copy the whole profile folder, or enrol the venue's tiles again"
+        )
+    have = model_hash(path)
+    if have != entry["sha256"]:
+        raise ProfileError(
+            f"{path}: SHA-256 {have}, but profile.json names {entry['sha256']}: the detector "
+            "file was changed or damaged; copy the profile again, or enrol again"
+        )
+    return path

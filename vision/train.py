@@ -261,26 +261,63 @@ def seed_detector(peer_onnx: Path, work: Path, out: Path, side: int = 320) -> No
 
     Why: from scratch, 20 CPU epochs left our detector at recall ~0.5; the public tile detector's
     backbone already knows what a tile looks like (its fused weights give 0.78 1-class mAP50 on the
-    dev valid photos before any training). Its convolutions are copied; batch norm is set from the
-    statistics of real conv outputs so that train-mode BN keeps the copied function; the one "tile"
-    score is a least-squares fit of one linear unit to the peer's best class logit.
+    dev valid photos before any training). See :func:`seeded_model`.
     """
-    import onnx  # type: ignore[import-not-found,unused-ignore]
     import torch  # type: ignore[import-not-found,unused-ignore]
+
+    images = sorted((work / "det" / "train" / "images").iterdir())[::10][:96]
+    model = seeded_model(onnx_conv_weights(peer_onnx), images, side, str(peer_onnx))
+    torch.save({"model": model, "epoch": -1, "train_args": {}}, out)
+    print(f"seeded from {peer_onnx} → {out}")
+
+
+def onnx_conv_weights(path: Path) -> dict[str, np.ndarray]:
+    """``{conv.weight, conv.bias}`` in float of an ultralytics ONNX export, by the names of its
+    torch modules: read as stored, or from an int8 QOperator file (ours) with its weights
+    dequantized (w = (q − zero point) · scale per channel, bias = q · x scale · w scale)."""
+    import onnx  # type: ignore[import-not-found,unused-ignore]
     from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    out = {k: v for k, v in inits.items() if k.endswith((".weight", ".bias"))}
+    for node in graph.node:
+        if node.op_type != "QLinearConv":
+            continue
+        xs, w, ws, wz = (node.input[i] for i in (1, 3, 4, 5))
+        scale = inits[ws].astype(np.float64)
+        q = inits[w].astype(np.float64) - inits[wz].astype(np.float64).reshape(-1, 1, 1, 1)
+        name = w.removesuffix("_quantized").removesuffix(".weight")
+        out[name + ".weight"] = (q * scale.reshape(-1, 1, 1, 1)).astype(np.float32)
+        if len(node.input) > 8:  # the DFL's conv has no bias
+            bias = inits[node.input[8]].astype(np.float64) * float(inits[xs]) * scale
+            out[name + ".bias"] = bias.astype(np.float32)
+    return out
+
+
+def seeded_model(weights: dict[str, np.ndarray], images: list[Path], side: int, source: str) -> Any:
+    """A 1-class YOLO11n built from YAML computing what the ONNX export's ``weights`` compute.
+
+    The export's convolutions are conv and batch norm fused: each is copied and its batch norm
+    set from the statistics of the real conv outputs on ``images``, so train-mode BN keeps the
+    copied function. The tile score: copied from a 1-class export (ours), else one linear unit
+    fitted by least squares to the source's best class logit (the public detector's)."""
+    import torch  # type: ignore[import-not-found,unused-ignore]
     from ultralytics.nn.modules import Conv  # type: ignore[import-not-found,unused-ignore]
     from ultralytics.nn.tasks import DetectionModel  # type: ignore[import-not-found,unused-ignore]
 
-    peer = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(peer_onnx)).graph.initializer}
     model = DetectionModel("yolo11n.yaml", nc=1, verbose=False)
-    heads = [f"model.23.cv3.{i}.2" for i in range(3)]  # per-class rows: fitted below, not copied
+    heads = [f"model.23.cv3.{i}.2" for i in range(3)]  # per-class rows
+    one_class = all(weights[h + ".weight"].shape[0] == 1 for h in heads if h + ".weight" in weights)
     for name, conv in model.named_modules():
-        if not isinstance(conv, torch.nn.Conv2d) or ".dfl." in name or name in heads:
+        if not isinstance(conv, torch.nn.Conv2d) or ".dfl." in name:
             continue
-        weight, bias = peer.get(name + ".weight"), peer.get(name + ".bias")
+        if name in heads and not one_class:
+            continue  # fitted below
+        weight, bias = weights.get(name + ".weight"), weights.get(name + ".bias")
         if weight is None or bias is None or weight.shape != tuple(conv.weight.shape):
             raise SystemExit(
-                f"{peer_onnx}: no {name} of shape {tuple(conv.weight.shape)}; "
+                f"{source}: no {name} of shape {tuple(conv.weight.shape)}; "
                 "expected an ultralytics YOLO11n ONNX export"
             )
         conv.weight.data.copy_(torch.from_numpy(weight.copy()))
@@ -292,7 +329,6 @@ def seed_detector(peer_onnx: Path, work: Path, out: Path, side: int = 320) -> No
             parent.bn.running_var.fill_(1.0 - parent.bn.eps)
         else:
             conv.bias.data.copy_(torch.from_numpy(bias.copy()))
-    images = sorted((work / "det" / "train" / "images").iterdir())[::10][:96]
     batch = torch.stack(
         [
             torch.from_numpy(np.array(Image.open(f).convert("RGB").resize((side, side))))
@@ -326,10 +362,10 @@ def seed_detector(peer_onnx: Path, work: Path, out: Path, side: int = 320) -> No
         model(batch)
     for hook in hooks:
         hook.remove()
-    for h in heads:
-        rows = torch.from_numpy(peer[h + ".weight"][:, :, 0, 0].astype(np.float64))
+    for h in heads if not one_class else ():
+        rows = torch.from_numpy(weights[h + ".weight"][:, :, 0, 0].astype(np.float64))
         feats = head_inputs[h].permute(0, 2, 3, 1).reshape(-1, rows.shape[1])
-        logits = feats @ rows.T + torch.from_numpy(peer[h + ".bias"].astype(np.float64))
+        logits = feats @ rows.T + torch.from_numpy(weights[h + ".bias"].astype(np.float64))
         best = logits.max(1).values.clamp(min=-10)[:, None]
         design = torch.cat([feats, torch.ones(len(feats), 1, dtype=torch.float64)], 1)
         fit = torch.linalg.lstsq(design, best).solution[:, 0]
@@ -344,8 +380,7 @@ def seed_detector(peer_onnx: Path, work: Path, out: Path, side: int = 320) -> No
             m.bn.running_var.copy_(var.float())
             m.bn.weight.data.copy_(torch.sqrt(var + m.bn.eps).float())
             m.bn.bias.data.copy_((mean + bias).float())
-    torch.save({"model": model, "epoch": -1, "train_args": {}}, out)
-    print(f"seeded from {peer_onnx} → {out}")
+    return model
 
 
 def _tilenet() -> Any:

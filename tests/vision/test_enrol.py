@@ -213,7 +213,8 @@ def test_enrol_cli_writes_a_profile_that_detect_uses(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     labels = _labels(tmp_path, _sheet_rows(tmp_path))
-    assert mjref(["tiles", "enrol", str(labels), "--out", str(tmp_path / "p"), "--name", "V"]) == 0
+    out = ["--out", str(tmp_path / "p"), "--name", "V", "--shipped-detector"]
+    assert mjref(["tiles", "enrol", str(labels), *out]) == 0
     assert "profile 'V' from 2 photo(s), 86 tiles (43 classes)" in capsys.readouterr().out
     assert sorted(f.name for f in (tmp_path / "p").iterdir()) == ["head.npz", "profile.json"]
     photo = _photo(3)

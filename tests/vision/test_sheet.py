@@ -67,7 +67,6 @@ def test_a_photo_without_the_sheet_is_refused(
 def test_enrol_from_one_sheet_photo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     img, _ = render_sheet_photo("jade", 14)
     img.save(tmp_path / "sheet.jpg", quality=92)
-    code = mjref(
-        ["tiles", "enrol", "--sheet", str(tmp_path / "sheet.jpg"), "--out", str(tmp_path / "p")]
-    )
+    sheet, out = str(tmp_path / "sheet.jpg"), str(tmp_path / "p")
+    code = mjref(["tiles", "enrol", "--sheet", sheet, "--out", out, "--shipped-detector"])
     assert code == 0 and "43 classes" in capsys.readouterr().out

@@ -21,6 +21,7 @@ class CropBank:
     crops: dict[int, list[Image.Image]] = field(default_factory=dict)
     real_share: float = 0.6
     style: str | None = None  # procedural faces of this style (vision.synth.faces)
+    own_classes: bool = False  # draw only the classes it holds crops of (a venue's tiles)
 
     @classmethod
     def from_folder(cls, set_dir: Path, class_map: Sequence[int], limit: int = 0) -> CropBank:
@@ -40,6 +41,8 @@ class CropBank:
         self, rng: random.Random, size: int, cls: int | None = None
     ) -> tuple[Image.Image, int]:
         """An RGBA tile about ``size`` px on its long side, and its class."""
+        if cls is None and self.own_classes and self.crops:
+            cls = rng.choice(sorted(self.crops))
         if cls is None:
             cls = rng.randrange(NUM_CLASSES)
         pool = self.crops.get(cls)

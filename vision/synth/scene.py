@@ -15,6 +15,25 @@ from vision.synth.bank import CropBank
 LabelBox = tuple[float, float, float, float, int]
 
 
+@dataclass(frozen=True)
+class Look:
+    """How a scene is lit and laid out; the default is the look the models trained on."""
+
+    sizes: tuple[int, int] = (15, 80)  # a scene's tile height, px (each row ±15 % of it)
+    gap: tuple[float, float] = (0.0, 0.15)  # between a row's tiles, share of a tile (< 0: over)
+    gain: tuple[float, float] = (0.65, 1.15)  # the light's overall gain
+    tint: tuple[float, float, float] | None = None  # the light's colour (RGB gains)
+    vignette: float = 0.0  # how much darker the corners are (0–1)
+
+
+DEFAULT_LOOK = Look()
+# Another tile size and light (bench/enrol.py's second rendered style): small tiles in tight,
+# slightly overlapping rows under a dim, warm light that falls off to the corners.
+DIM_LOOK = Look(
+    sizes=(16, 30), gap=(-0.06, 0.03), gain=(0.45, 0.75), tint=(1.12, 0.95, 0.7), vignette=0.4
+)
+
+
 @dataclass
 class Scene:
     image: Image.Image
@@ -43,13 +62,18 @@ def felt(rng: random.Random, w: int, h: int) -> Image.Image:
     return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
 
 
-def _lighting(rng: random.Random, img: Image.Image) -> Image.Image:
+def _lighting(rng: random.Random, img: Image.Image, look: Look = DEFAULT_LOOK) -> Image.Image:
     w, h = img.size
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     ang = rng.uniform(0, 2 * math.pi)
     ramp = (xx * math.cos(ang) + yy * math.sin(ang)) / max(w, h)
-    gain = rng.uniform(0.65, 1.15) + rng.uniform(-0.3, 0.3) * ramp
+    gain = rng.uniform(*look.gain) + rng.uniform(-0.3, 0.3) * ramp
+    if look.vignette:
+        r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+        gain = gain * (1 - look.vignette * r2)
     arr = np.asarray(img, dtype=np.float32) * gain[..., None]
+    if look.tint is not None:
+        arr *= np.array(look.tint, np.float32)
     return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8))
 
 
@@ -63,12 +87,13 @@ def place_row(
     count: int,
     size: int,
     classes: list[int] | None = None,
+    gap_range: tuple[float, float] = DEFAULT_LOOK.gap,
 ) -> list[LabelBox]:
     """``count`` tiles side by side from ``origin`` along ``angle`` (degrees), each turned by it."""
     boxes: list[LabelBox] = []
     x, y = origin
     rad = math.radians(angle)
-    gap = rng.uniform(0, 0.15)
+    gap = rng.uniform(*gap_range)
     along, prev_half = 0.0, 0.0
     for i in range(count):
         cls = classes[i] if classes else None
@@ -117,19 +142,29 @@ def _overlaps(box: LabelBox, others: list[LabelBox]) -> bool:
     return any(box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3] for o in others)
 
 
-def render_scene(rng: random.Random, bank: CropBank, width: int = 640, height: int = 640) -> Scene:
-    """A random scene: several rows of tiles, 15–80 px, at 0/90/180/270° ± 15°."""
-    canvas = felt(rng, width, height).convert("RGBA")
+def render_scene(
+    rng: random.Random,
+    bank: CropBank,
+    width: int = 640,
+    height: int = 640,
+    look: Look = DEFAULT_LOOK,
+    background: Image.Image | None = None,
+) -> Scene:
+    """A random scene: several rows of tiles (15–80 px by default) at 0/90/180/270° ± 15°, on
+    ``background`` (RGB, ``width`` × ``height``) or else a random felt."""
+    table = background.convert("RGB") if background is not None else felt(rng, width, height)
+    canvas = table.convert("RGBA")
     tiles_layer = Image.new("RGBA", (width, height), (0, 0, 0, 0))
     shadow_mask = Image.new("L", (width, height), 0)
     sd = ImageDraw.Draw(shadow_mask)
     boxes: list[LabelBox] = []
-    size = rng.randint(15, 80)
+    low, high = look.sizes
+    size = rng.randint(low, high)
     for _ in range(rng.randint(3, 10)):
         layer = Image.new("RGBA", (width, height), (0, 0, 0, 0))
         layer_shadow = Image.new("L", (width, height), 0)
         angle = rng.choice([0, 90, 180, 270]) + rng.uniform(-15, 15)
-        row_size = max(15, min(80, round(size * rng.uniform(0.85, 1.15))))
+        row_size = max(low, min(high, round(size * rng.uniform(0.85, 1.15))))
         row = place_row(
             rng,
             layer,
@@ -139,6 +174,7 @@ def render_scene(rng: random.Random, bank: CropBank, width: int = 640, height: i
             angle,
             rng.randint(2, 14),
             row_size,
+            gap_range=look.gap,
         )
         row = [b for b in row if not _overlaps(b, boxes)]
         if not row:
@@ -157,7 +193,7 @@ def render_scene(rng: random.Random, bank: CropBank, width: int = 640, height: i
         Image.new("RGBA", canvas.size, (0, 0, 0, 255)), canvas, shadow.point(lambda v: v // 2)
     )
     canvas.alpha_composite(tiles_layer)
-    img = _lighting(rng, canvas.convert("RGB"))
+    img = _lighting(rng, canvas.convert("RGB"), look)
     img, boxes = _perspective(rng, img, boxes)
     if rng.random() < 0.4:
         img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.2)))

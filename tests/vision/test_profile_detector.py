@@ -1,0 +1,323 @@
+"""A venue profile's own detector: loaded and used in place of the shipped one, the shipped one
+without it, a profile of another detector version refused, a damaged detector file a clear error;
+the training images enrolment makes for it; the shipped int8 weights read back in float."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from rig.cli import main as mjref
+from vision.dataset import Box
+from vision.detect import DETECTOR_FILE, MODELS_DIR, TileRecognizer
+from vision.enrol import Photo, enrol
+from vision.enrol_detector import held_back
+from vision.enrol_scenes import SIDE, Labelled, empty_table, scenes, write_yolo
+from vision.onnx_model import ModelError
+from vision.profile import DETECTOR_ONNX, ProfileError, VenueProfile
+from vision.synth.bank import CropBank
+from vision.synth.faces import FontMissing, procedural_tile
+from vision.synth.scene import render_scene
+from vision.synth.sheet_photo import render_sheet_photo
+
+onnx = pytest.importorskip("onnx")  # a dev dependency: editing a detector file
+
+try:
+    procedural_tile(random.Random(0), 0, 40, "jade")
+except FontMissing as exc:  # pragma: no cover - ./run installs the fonts
+    pytest.skip(str(exc), allow_module_level=True)
+
+
+def _photo(seed: int) -> Photo:
+    img, boxes = render_sheet_photo("jade", seed)
+    return Photo(Path(f"jade-{seed}"), img, boxes)
+
+
+def _blind_detector(path: Path) -> None:
+    """The shipped detector with its tile score pushed down by 30 logits: it finds nothing."""
+    model = onnx.load(str(MODELS_DIR / DETECTOR_FILE))
+    for init in model.graph.initializer:
+        if init.name.startswith("model.23.cv3.") and init.name.endswith(".2.bias"):
+            bias = onnx.numpy_helper.to_array(init) - 30.0
+            init.CopyFrom(onnx.numpy_helper.from_array(bias.astype(np.float32), init.name))
+    onnx.save(model, str(path))
+
+
+@pytest.fixture(scope="module")
+def profiles(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The same enrolment saved twice: without a detector of its own, and with one (blind)."""
+    root = tmp_path_factory.mktemp("profiles")
+    fitted = enrol(TileRecognizer(), [_photo(1), _photo(2)], "jade")
+    fitted.save(root / "plain")
+    _blind_detector(root / "blind.onnx")
+    fitted.detector = root / "blind.onnx"
+    fitted.save(root / "own")
+    return root / "plain", root / "own"
+
+
+def test_a_profile_with_its_own_detector_loads_and_uses_it(profiles: tuple[Path, Path]) -> None:
+    plain, own = profiles
+    meta = json.loads((own / "profile.json").read_text())
+    assert meta["detector"]["file"] == DETECTOR_ONNX and len(meta["detector"]["sha256"]) == 16
+    rec = TileRecognizer(profile=own)
+    assert rec.detector.path == own / DETECTOR_ONNX
+    photo = _photo(3)
+    assert rec.detect(photo.image) == []  # the profile's (blind) detector read it
+    assert len(TileRecognizer(profile=plain).detect(photo.image)) >= 40
+
+
+def test_a_profile_without_a_detector_keeps_the_shipped_one(profiles: tuple[Path, Path]) -> None:
+    plain, _ = profiles
+    assert json.loads((plain / "profile.json").read_text())["detector"] is None
+    assert VenueProfile.load(plain).detector is None
+    assert TileRecognizer(profile=plain).detector.path == MODELS_DIR / DETECTOR_FILE
+
+
+def test_a_profile_of_another_detector_version_is_refused(
+    profiles: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "old"
+    shutil.copytree(profiles[1], folder)
+    meta = json.loads((folder / "profile.json").read_text())
+    meta["models"][DETECTOR_FILE] = "fedcba9876543210"
+    (folder / "profile.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=r"fitted against tile_detector\.onnx fedcba9876543210"):
+        TileRecognizer(profile=folder)
+    photo = tmp_path / "p.jpg"
+    _photo(3).image.save(photo)
+    assert mjref(["tiles", "detect", str(photo), "--profile", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "fedcba9876543210" in err and "enrol the venue's tiles again" in err
+
+
+def test_a_damaged_or_missing_detector_file_is_a_clear_error(
+    profiles: tuple[Path, Path], tmp_path: Path
+) -> None:
+    folder = tmp_path / "damaged"
+    shutil.copytree(profiles[1], folder)
+    own = folder / DETECTOR_ONNX
+    own.write_bytes(own.read_bytes()[:5000])
+    with pytest.raises(ProfileError, match="detector file was changed or damaged"):
+        VenueProfile.load(folder)
+    with pytest.raises(ModelError, match="changed or damaged"):
+        TileRecognizer(profile=folder)
+    # the hash made to match the damaged file: the model loader names the file
+    meta = json.loads((folder / "profile.json").read_text())
+    from vision.profile import model_hash
+
+    meta["detector"]["sha256"] = model_hash(own)
+    (folder / "profile.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=str(own)):
+        TileRecognizer(profile=folder)
+    own.unlink()
+    with pytest.raises(ProfileError, match="not in the folder"):
+        VenueProfile.load(folder)
+    (folder / "profile.json").write_text('{"format": 2, "detector": ')
+    with pytest.raises(ProfileError, match="corrupt venue profile"):
+        VenueProfile.load(folder)
+
+
+def test_the_shipped_int8_detector_reads_back_as_float_weights() -> None:
+    """Enrolment fine-tunes from the shipped file itself: every convolution of YOLO11n comes
+    back, each int8 weight exactly (q − zero point) · scale."""
+    from vision.train import onnx_conv_weights
+
+    weights = onnx_conv_weights(MODELS_DIR / DETECTOR_FILE)
+    model = onnx.load(str(MODELS_DIR / DETECTOR_FILE))
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    q = inits["model.0.conv.weight_quantized"].astype(np.float64)
+    zero = inits["model.0.conv.weight_zero_point"].astype(np.float64).reshape(-1, 1, 1, 1)
+    scale = inits["model.0.conv.weight_scale"].reshape(-1, 1, 1, 1)
+    assert np.allclose(weights["model.0.conv.weight"], (q - zero) * scale, atol=1e-7)
+    assert weights["model.0.conv.weight"].shape == (16, 3, 3, 3)
+    convs = {k.removesuffix(".weight") for k in weights if k.endswith(".weight")}
+    assert len(convs) == 88  # 82 int8 convolutions and the 6 float output ones
+    assert [k for k in convs if k + ".bias" not in weights] == ["model.23.dfl.conv"]
+
+
+def test_training_scenes_hold_the_venue_tiles_labelled_on_its_own_table() -> None:
+    photos = [(p.image, p.boxes) for p in (_photo(1), _photo(2))]
+    made = scenes(photos, 12, seed=0)
+    assert len(made) == 12
+    for item in made:
+        assert item.image.size == (SIDE, SIDE) and item.boxes
+        for x1, y1, x2, y2 in item.boxes:
+            assert 0 <= x1 < x2 <= SIDE and 0 <= y1 < y2 <= SIDE
+    rec = TileRecognizer()
+    # the labelled tiles are where the shipped detector finds tiles (IoU ≥ 0.5 mostly)
+    found = sum(len(rec.detect(m.image, min_conf=0.2)) for m in made)
+    labelled = sum(len(m.boxes) for m in made)
+    assert 0.7 * labelled <= found <= 1.2 * labelled
+    # the venue's table with its tiles painted out shows (almost) none
+    scene = render_scene(random.Random(7), CropBank(real_share=0.0, style="jade"))
+    boxes = [Box(*b) for b in scene.boxes]
+    assert len(rec.candidates(scene.image, 0.3)) >= 0.9 * len(boxes) >= 20
+    assert len(rec.candidates(empty_table(scene.image, boxes), 0.3)) <= 1
+
+
+def test_training_scenes_are_written_as_ultralytics_reads_them(tmp_path: Path) -> None:
+    photos = [(p.image, p.boxes) for p in (_photo(1), _photo(2))]
+    made = scenes(photos, 3, seed=1)
+    paths = write_yolo(made, tmp_path)
+    for path, item in zip(paths, made, strict=True):
+        rows = (tmp_path / "labels" / (path.stem + ".txt")).read_text().split("\n")[:-1]
+        assert len(rows) == len(item.boxes)
+        cls, cx, cy, w, h = (float(v) for v in rows[0].split())
+        x1, y1, x2, y2 = item.boxes[0]
+        assert (
+            cls == 0 and abs(cx * SIDE - (x1 + x2) / 2) < 0.01 and abs(w * SIDE - (x2 - x1)) < 0.01
+        )
+        assert abs(cy * SIDE - (y1 + y2) / 2) < 0.01 and abs(h * SIDE - (y2 - y1)) < 0.01
+        assert Image.open(path).size == (SIDE, SIDE)
+
+
+def test_the_detector_is_checked_on_photos_it_did_not_train_on() -> None:
+    assert held_back(1) == [] and held_back(2) == [1] and held_back(4) == [3]
+    assert held_back(5) == [4] and held_back(10) == [4, 9]
+
+
+def test_enrol_without_the_train_extra_says_what_it_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.adapt import available
+
+    if available() is None:
+        pytest.skip("torch and ultralytics are installed here: the detector would be trained")
+    rows = []
+    for seed in (1, 2):
+        photo = _photo(seed)
+        photo.image.save(tmp_path / f"s{seed}.jpg", quality=92)
+        rows.append({"image": f"s{seed}.jpg", "tiles": [_tile(b) for b in photo.boxes]})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert mjref(["tiles", "enrol", str(labels), "--out", str(tmp_path / "p")]) == 0
+    err = capsys.readouterr().err
+    assert "detector: shipped: torch" in err and "pip install torch==2.14.1" in err
+    meta = json.loads((tmp_path / "p" / "profile.json").read_text())
+    assert meta["detector"] is None and meta["fitted"]["detector"].startswith("shipped: torch")
+
+
+def _tile(b: Box) -> dict[str, object]:
+    from vision.classes import class_label
+
+    return {"box": [b.x1, b.y1, b.x2, b.y2], "tile": class_label(b.cls)}
+
+
+def test_from_rig_drafts_labels_from_the_recorded_stills(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stills = tmp_path / "ring" / "sess-1" / "stills"
+    stills.mkdir(parents=True)
+    for n in range(7):
+        img, _ = render_sheet_photo("text", 10 + n)  # a style the shipped models know
+        img.save(stills / f"{(n + 1) * 5000:012d}.jpg", quality=90)
+    (stills / f"{99000:012d}.jpg").write_bytes(b"not a jpeg")  # a damaged still: skipped
+    out = tmp_path / "profile"
+    code = mjref(
+        ["tiles", "enrol", "--from-rig", str(tmp_path / "ring"), "--out", str(out), "--photos", "4"]
+    )
+    assert code == 0
+    captured = capsys.readouterr()
+    assert f"mjref tiles enrol {out / 'enrolment' / 'labels.jsonl'} --out {out}" in captured.out
+    assert "skipped" in captured.err and "000000099000.jpg" in captured.err
+    from vision.enrol import read_labels
+
+    rows = read_labels(out / "enrolment" / "labels.jsonl")
+    assert len(rows) == 3  # 4 spread from 8: the first, two between, the damaged last
+    assert [Path(r[0]).name.split("-")[0] for r in rows] == ["00", "01", "02"]
+    assert all(Path(r[0]).is_file() and r[1] and len(r[1]) >= 40 for r in rows)
+    assert not (out / "profile.json").exists()  # drafted only: the referee corrects, then enrols
+
+
+def test_from_rig_without_stills_names_what_it_looked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "ring").mkdir()
+    args = ["tiles", "enrol", "--from-rig", str(tmp_path / "ring"), "--out", str(tmp_path / "p")]
+    assert mjref(args) == 2
+    assert "no stills/*.jpg inside" in capsys.readouterr().err
+    assert mjref(["tiles", "enrol", "--out", str(tmp_path / "p")]) == 2
+    assert "one of the three" in capsys.readouterr().err
+
+
+def test_eval_with_a_profile_prints_recall_precision_class_and_tile_accuracy(
+    profiles: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photo = _photo(3)
+    labelled = tmp_path / "set"
+    write_yolo([Labelled(photo.image, [(b.x1, b.y1, b.x2, b.y2) for b in photo.boxes])], labelled)
+    rows = (labelled / "labels" / "s00000.txt").read_text().splitlines()
+    classes = [b.cls for b in photo.boxes]  # write_yolo is 1-class: put the classes back
+    (labelled / "labels" / "s00000.txt").write_text(
+        "".join(f"{c} {r.split(' ', 1)[1]}\n" for c, r in zip(classes, rows, strict=True))
+    )
+    plain, own = profiles
+    assert mjref(["tiles", "eval", str(labelled), "--names", "ours", "--profile", str(plain)]) == 0
+    out = capsys.readouterr().out
+    found = next(line for line in out.splitlines() if "tiles found" in line)
+    figures = dict(
+        re.findall(r"(recall|precision|class accuracy|tile accuracy) ([01]\.\d{4})", found)
+    )
+    assert set(figures) == {"recall", "precision", "class accuracy", "tile accuracy"}
+    assert float(figures["recall"]) >= 0.95 and float(figures["class accuracy"]) >= 0.9
+    assert "detector: shipped" in out
+    assert mjref(["tiles", "eval", str(labelled), "--names", "ours", "--profile", str(own)]) == 0
+    out = capsys.readouterr().out
+    assert "recall 0.0000" in out and "detector: the profile's own" in out
+
+
+@pytest.mark.slow
+def test_enrolment_fine_tunes_the_detector_into_an_int8_file_of_the_same_cost(
+    tmp_path: Path,
+) -> None:
+    """Where the train extra is installed (./run train-setup): two minutes of fine-tuning on
+    small, dim scenes give a detector of the shipped network, side and int8 U8U8 storage,
+    which the profile saves and the recognizer uses."""
+    from vision.adapt import available
+
+    if available() is not None:
+        pytest.skip(str(available()))
+    from vision.adapt import SCENES, adapt_detector
+    from vision.synth.scene import DIM_LOOK
+
+    bank = CropBank(real_share=0.0, style="jade")
+    photos = []
+    for seed in (4000, 4001):
+        scene = render_scene(random.Random(seed), bank, look=DIM_LOOK)
+        photos.append(Photo(Path(str(seed)), scene.image, [Box(*b) for b in scene.boxes]))
+    base = TileRecognizer()
+    made = adapt_detector(
+        [(p.image, p.boxes) for p in photos], base.detector.path, tmp_path / "w", 2.0
+    )
+    assert made.epochs >= 1 and made.images == SCENES and made.seconds < 150
+    adapted = made.path
+    model = onnx.load(str(adapted))
+    weights = {i.name: i for i in model.graph.initializer}
+    qconvs = [n for n in model.graph.node if n.op_type == "QLinearConv"]
+    assert len(qconvs) == 82 and all(
+        weights[n.input[3]].data_type == onnx.TensorProto.UINT8 for n in qconvs
+    )
+    rec = TileRecognizer(detector=adapted)
+    assert rec.side == base.side == 416 and rec.detector.output_shape[1] == 5
+    profile = enrol(rec, photos, "dim", detector=(base.detector.path, adapted, "own: a test"))
+    profile.save(tmp_path / "p")
+    assert TileRecognizer(profile=tmp_path / "p").detector.path == tmp_path / "p" / DETECTOR_ONNX
+
+
+def test_a_detector_that_loses_known_tiles_is_seen_losing_them(tmp_path: Path) -> None:
+    """Enrolment's last guard: the fine-tuned detector must read every tile of the rendered
+    known styles that the shipped one reads (vision/enrol_detector.py)."""
+    from vision.enrol_detector import known_changes
+
+    shipped = TileRecognizer()
+    assert known_changes(shipped, shipped)["lost"] == 0
+    _blind_detector(tmp_path / "blind.onnx")
+    changes = known_changes(shipped, TileRecognizer(detector=tmp_path / "blind.onnx"))
+    assert changes["lost"] >= 200 and changes["gained"] == 0 and changes["extra_after"] == 0

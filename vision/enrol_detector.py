@@ -1,0 +1,142 @@
+"""Enrolment's detector: fine-tune the shipped one on the venue's photos, keep it only if better.
+
+The photos are few, so the choice is made as the profile's other parts are made: on photos the
+fine-tuning did not see. Every fifth photo (the last of them, with fewer than five) is held back
+from the detector's training, and both detectors read the held-back photos with the shipped
+classifier and rule (det × √p at 0.4); the fine-tuned one is kept when it reads them better
+(end-to-end tile accuracy, then detection recall). With one photo nothing can be held back: it is
+trained and checked on that photo, and the report says so. It must also lose no tile of the
+styles the shipped models know: rendered scenes of the glyph and text faces (drawn from the
+fonts, so a venue has them too) are read by both detectors, tile by tile, and one tile the
+shipped detector read right and the fine-tuned one does not keeps the shipped detector.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vision.dataset import Box
+from vision.detect import DEFAULT_MIN_CONF, TileRecognizer
+from vision.enrol import Photo
+from vision.metrics import EvalResult, Pred, evaluate, paired
+from vision.synth.bank import CropBank
+from vision.synth.scene import render_scene
+
+HOLD_EVERY = 5
+KNOWN_SEEDS = range(7100, 7112)  # rendered known-style scenes (away from the bench's and tests')
+RESERVE_MINUTES = 2.5  # of --max-minutes, left for reading the photos and fitting the classifier
+
+
+@dataclass
+class DetectorChoice:
+    """The detector enrolment keeps (None: the shipped one), and why."""
+
+    path: Path | None
+    report: str
+    figures: dict[str, Any] = field(default_factory=dict)
+    work: tempfile.TemporaryDirectory[str] | None = None  # holds ``path`` until saved
+
+
+def held_back(count: int) -> list[int]:
+    """The photos the fine-tuning does not see: every fifth, at least one (none of one)."""
+    if count < 2:
+        return []
+    return [i for i in range(count) if i % HOLD_EVERY == HOLD_EVERY - 1] or [count - 1]
+
+
+def _samples(
+    rec: TileRecognizer, photos: Sequence[Photo]
+) -> list[tuple[Sequence[Box], list[Pred]]]:
+    return [
+        (p.boxes, [(d.x1, d.y1, d.x2, d.y2, d.cls, d.conf) for d in rec.detect(p.image, 0.01)])
+        for p in photos
+    ]
+
+
+def reading(rec: TileRecognizer, photos: Sequence[Photo]) -> EvalResult:
+    """How ``rec`` reads ``photos`` at the shipped threshold."""
+    return evaluate(_samples(rec, photos), DEFAULT_MIN_CONF)
+
+
+def known_scenes() -> list[Photo]:
+    """Rendered scenes of the faces the shipped models know (glyph and text)."""
+    bank = CropBank(real_share=0.0)
+    out = []
+    for seed in KNOWN_SEEDS:
+        scene = render_scene(random.Random(seed), bank)
+        out.append(Photo(Path(f"known-{seed}"), scene.image, [Box(*b) for b in scene.boxes]))
+    return out
+
+
+def known_changes(shipped: TileRecognizer, tuned: TileRecognizer) -> dict[str, int]:
+    """Tile by tile on :func:`known_scenes`, what the fine-tuned detector changes."""
+    scenes = known_scenes()
+    return paired(
+        _samples(shipped, scenes), DEFAULT_MIN_CONF, _samples(tuned, scenes), DEFAULT_MIN_CONF
+    )
+
+
+def choose_detector(
+    rec: TileRecognizer,
+    photos: Sequence[Photo],
+    minutes: float,
+    seed: int = 0,
+    say: Callable[[str], None] = print,
+) -> DetectorChoice:
+    """Fine-tune ``rec``'s (shipped) detector on ``photos`` within ``minutes`` and decide."""
+    from vision.adapt import adapt_detector, available
+
+    missing = available()
+    if missing is not None:
+        return DetectorChoice(None, f"shipped: {missing}")
+    hold = held_back(len(photos))
+    train = [p for i, p in enumerate(photos) if i not in hold]
+    check = [photos[i] for i in hold] or list(photos)
+    work = tempfile.TemporaryDirectory(prefix="mjref-enrol-")
+    adapted = adapt_detector(
+        [(p.image, p.boxes) for p in train],
+        rec.detector.path,
+        Path(work.name),
+        max(minutes - RESERVE_MINUTES, 1.0),
+        seed,
+        say,
+    )
+    assert rec.classifier is not None
+    tuned = TileRecognizer(detector=adapted.path, classifier=rec.classifier.path)
+    before, after = reading(rec, check), reading(tuned, check)
+    where = f"{len(check)} held-back photo(s)" if hold else "the one photo it trained on"
+    figures = {
+        "held_back": len(check) if hold else 0,
+        "shipped": before.to_json(),
+        "adapted": after.to_json(),
+        "epochs": adapted.epochs,
+        "training_images": adapted.images,
+        "seconds": round(adapted.seconds, 1),
+    }
+    said = (
+        f"fine-tuned {adapted.epochs} epoch(s) on {adapted.images} images from {len(train)} "
+        f"photo(s) in {adapted.seconds / 60:.1f} min; on {where}, tile accuracy / detection "
+        f"recall {after.tile_accuracy:.4f} / {after.detection_recall:.4f}, the shipped "
+        f"detector {before.tile_accuracy:.4f} / {before.detection_recall:.4f}"
+    )
+    better = (after.tile_accuracy, after.detection_recall) > (
+        before.tile_accuracy,
+        before.detection_recall,
+    )
+    if not better:
+        work.cleanup()
+        return DetectorChoice(None, f"shipped: {said}: not better", figures)
+    changes = figures["known_styles"] = known_changes(rec, tuned)
+    said += (
+        f"; on {len(KNOWN_SEEDS)} rendered scenes of the known styles, {changes['lost']} "
+        f"tile(s) lost, {changes['gained']} gained"
+    )
+    if changes["lost"]:
+        work.cleanup()
+        return DetectorChoice(None, f"shipped: {said}: it must lose none", figures)
+    return DetectorChoice(adapted.path, f"own: {said}", figures, work)

@@ -1,0 +1,167 @@
+"""Training images for a venue's detector, made from its few enrolment photos.
+
+A handful of photos shows the venue's tiles, table and light, but too few tiles to fine-tune a
+detector on. So enrolment (vision/adapt.py) also trains on scenes made from them: the enrolled
+tiles cut out and laid in rows (turned, scaled, relit, touching and slightly overlapping, as in
+a river or a meld) on the venue's own table with its tiles painted out, and on other felts; and
+on windows of the photos themselves, scaled so their tiles show at the sizes the run time's
+windows show them. A quarter of the pasted scenes lay the rendered faces the shipped detector
+already knows (vision/synth/faces.py), so that it keeps finding them: a profile's detector reads
+every tile at the venue, the known styles too. Only numpy, PIL and OpenCV: this runs in the
+product's venv too (tests).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from vision.dataset import Box
+from vision.synth.bank import CropBank
+from vision.synth.scene import Look, render_scene
+
+SIDE = 640  # each training image; the detector trains at a smaller side (vision/adapt.py)
+PAD = 6  # px around a tile painted out of the table
+
+
+@dataclass
+class Labelled:
+    """One training image and its tiles (pixel boxes; the class is not used: 1-class)."""
+
+    image: Image.Image
+    boxes: list[tuple[float, float, float, float]]
+
+
+def tile_heights(photos: Sequence[tuple[Image.Image, Sequence[Box]]]) -> np.ndarray:
+    """The long side of every labelled tile, px."""
+    return np.array(
+        [max(b.x2 - b.x1, b.y2 - b.y1) for _, boxes in photos for b in boxes], np.float64
+    )
+
+
+def cut_tiles(photos: Sequence[tuple[Image.Image, Sequence[Box]]]) -> dict[int, list[Image.Image]]:
+    """The labelled tiles, upright as photographed, by class (a crop bank's ``crops``)."""
+    out: dict[int, list[Image.Image]] = {}
+    for img, boxes in photos:
+        for b in boxes:
+            if b.x2 - b.x1 >= 6 and b.y2 - b.y1 >= 6:
+                crop = img.crop((round(b.x1), round(b.y1), round(b.x2), round(b.y2)))
+                out.setdefault(b.cls, []).append(crop.convert("RGB"))
+    return out
+
+
+def empty_table(img: Image.Image, boxes: Sequence[Box]) -> Image.Image:
+    """The photo with its labelled tiles painted out (OpenCV's inpainting): the venue's table."""
+    arr = np.asarray(img.convert("RGB"))
+    mask = np.zeros(arr.shape[:2], np.uint8)
+    for b in boxes:
+        x1, y1 = max(int(b.x1) - PAD, 0), max(int(b.y1) - PAD, 0)
+        mask[y1 : int(b.y2) + PAD, x1 : int(b.x2) + PAD] = 255
+    if not mask.any():
+        return img.convert("RGB")
+    scale = min(1.0, 480 / max(arr.shape[:2]))  # inpaint small (fast), then scale back
+    small = cv2.resize(arr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    small_mask = cv2.resize(mask, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+    filled = cv2.inpaint(small, small_mask, 5, cv2.INPAINT_TELEA)
+    back = cv2.resize(filled, (arr.shape[1], arr.shape[0]), interpolation=cv2.INTER_LINEAR)
+    out = np.where(mask[..., None] > 0, back, arr)
+    return Image.fromarray(out)
+
+
+def _table_view(rng: random.Random, table: Image.Image) -> Image.Image:
+    """A random SIDE × SIDE stretch of the venue's table (scaled up when smaller)."""
+    w, h = table.size
+    s = max(SIDE / w, SIDE / h, rng.uniform(0.5, 1.0))
+    view = table.resize((max(SIDE, round(w * s)), max(SIDE, round(h * s))), Image.Resampling.BOX)
+    x, y = rng.randint(0, view.width - SIDE), rng.randint(0, view.height - SIDE)
+    return view.crop((x, y, x + SIDE, y + SIDE))
+
+
+def window(
+    rng: random.Random, img: Image.Image, boxes: Sequence[Box], tile_px: float
+) -> Labelled | None:
+    """A SIDE-px window of a photo scaled so its tiles are about ``tile_px`` long, centred on a
+    random tile; a tile cut by the window's edge is labelled when most of it is inside."""
+    heights = [max(b.x2 - b.x1, b.y2 - b.y1) for b in boxes]
+    if not boxes:
+        return None
+    s = tile_px / float(np.median(heights))
+    w, h = max(1, round(img.width * s)), max(1, round(img.height * s))
+    scaled = img.resize((w, h), Image.Resampling.BOX if s < 1 else Image.Resampling.BICUBIC)
+    b = rng.choice(list(boxes))
+    cx, cy = (b.x1 + b.x2) / 2 * s, (b.y1 + b.y2) / 2 * s
+    x0 = int(min(max(cx - SIDE / 2 + rng.uniform(-SIDE / 4, SIDE / 4), 0), max(w - SIDE, 0)))
+    y0 = int(min(max(cy - SIDE / 2 + rng.uniform(-SIDE / 4, SIDE / 4), 0), max(h - SIDE, 0)))
+    canvas = Image.new("RGB", (SIDE, SIDE), (114, 114, 114))
+    canvas.paste(scaled.crop((x0, y0, min(x0 + SIDE, w), min(y0 + SIDE, h))), (0, 0))
+    out = []
+    for t in boxes:
+        x1, y1, x2, y2 = t.x1 * s - x0, t.y1 * s - y0, t.x2 * s - x0, t.y2 * s - y0
+        cx1, cy1 = max(x1, 0), max(y1, 0)
+        cx2, cy2 = min(x2, min(SIDE, w - x0)), min(y2, min(SIDE, h - y0))
+        if cx2 <= cx1 or cy2 <= cy1:
+            continue
+        if (cx2 - cx1) * (cy2 - cy1) >= 0.6 * (x2 - x1) * (y2 - y1):
+            out.append((cx1, cy1, cx2, cy2))
+    return Labelled(canvas, out) if out else None
+
+
+def scenes(
+    photos: Sequence[tuple[Image.Image, Sequence[Box]]], count: int, seed: int
+) -> list[Labelled]:
+    """``count`` training images: two thirds pasted scenes, one third windows of the photos."""
+    rng = random.Random(seed)
+    heights = tile_heights(photos)
+    low, high = float(np.percentile(heights, 10)), float(np.percentile(heights, 90))
+    bank = CropBank(crops=cut_tiles(photos), real_share=0.9, own_classes=True)
+    known = CropBank(real_share=0.0)  # glyph and text faces, which the detector trained on
+    tables = [empty_table(img, boxes) for img, boxes in photos]
+    out: list[Labelled] = []
+    while len(out) < count:
+        # tiles at the photos' own sizes and at the sizes the run time's windows show them
+        size = rng.choice([rng.uniform(low, high), rng.uniform(18.0, 48.0)])
+        if len(out) % 3 == 2:
+            shot = window(rng, *rng.choice(list(photos)), tile_px=size)
+            if shot is not None:
+                out.append(shot)
+            continue
+        side = max(12, round(size))
+        look = Look(
+            sizes=(max(10, round(side * 0.8)), round(side * 1.25)),
+            gap=(-0.08, rng.choice([0.0, 0.15])),
+            gain=(0.55, 1.25),
+            tint=(rng.uniform(0.85, 1.15), 1.0, rng.uniform(0.8, 1.15)),
+            vignette=rng.choice([0.0, 0.4]),
+        )
+        table = _table_view(rng, rng.choice(tables)) if rng.random() < 0.7 else None
+        faces = known if len(out) % 4 == 3 else bank
+        scene = render_scene(rng, faces, SIDE, SIDE, look, background=table)
+        if scene.boxes:
+            out.append(Labelled(scene.image, [b[:4] for b in scene.boxes]))
+    return out
+
+
+def write_yolo(images: Sequence[Labelled], folder: Path, prefix: str = "s") -> list[Path]:
+    """``folder/images/*.jpg`` and ``folder/labels/*.txt`` (class 0, normalised centre and
+    size), as ultralytics reads them; the image paths."""
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    paths = []
+    for n, item in enumerate(images):
+        path = folder / "images" / f"{prefix}{n:05d}.jpg"
+        item.image.save(path, quality=92)
+        w, h = item.image.size
+        rows = [
+            f"0 {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} "
+            f"{(y2 - y1) / h:.6f}"
+            for x1, y1, x2, y2 in item.boxes
+        ]
+        (folder / "labels" / f"{prefix}{n:05d}.txt").write_text("\n".join(rows) + "\n")
+        paths.append(path)
+    return paths
