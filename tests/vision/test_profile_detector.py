@@ -142,6 +142,7 @@ def test_the_shipped_int8_detector_reads_back_as_float_weights() -> None:
     assert [k for k in convs if k + ".bias" not in weights] == ["model.23.dfl.conv"]
 
 
+@pytest.mark.slow  # 12 scenes read
 def test_training_scenes_hold_the_venue_tiles_labelled_on_its_own_table() -> None:
     photos = [(p.image, p.boxes) for p in (_photo(1), _photo(2))]
     made = scenes(photos, 12, seed=0)
@@ -183,6 +184,7 @@ def test_the_detector_is_checked_on_photos_it_did_not_train_on() -> None:
     assert held_back(5) == [4] and held_back(10) == [4, 9]
 
 
+@pytest.mark.slow  # an enrolment
 def test_enrol_without_the_train_extra_says_what_it_skipped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -210,6 +212,7 @@ def _tile(b: Box) -> dict[str, object]:
     return {"box": [b.x1, b.y1, b.x2, b.y2], "tile": class_label(b.cls)}
 
 
+@pytest.mark.slow  # 7 photos read
 def test_from_rig_drafts_labels_from_the_recorded_stills(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -247,6 +250,7 @@ def test_from_rig_without_stills_names_what_it_looked_for(
     assert "one of the three" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_eval_with_a_profile_prints_recall_precision_class_and_tile_accuracy(
     profiles: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -311,6 +315,7 @@ def test_enrolment_fine_tunes_the_detector_into_an_int8_file_of_the_same_cost(
     assert TileRecognizer(profile=tmp_path / "p").detector.path == tmp_path / "p" / DETECTOR_ONNX
 
 
+@pytest.mark.slow  # 36 readings of rendered scenes
 def test_a_detector_that_loses_known_tiles_is_seen_losing_them(tmp_path: Path) -> None:
     """Enrolment's last guard: the fine-tuned detector must read every tile of the rendered
     known styles that the shipped one reads (vision/enrol_detector.py)."""
