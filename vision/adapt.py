@@ -7,7 +7,7 @@ into a YOLO11n built from YAML, vision/train.py's ``seeded_model``), trains a fe
 small side on scenes made from the enrolment photos (vision/enrol_scenes.py) and on the photos
 themselves, and is exported as the shipped one is (ONNX, int8 convolutions stored U8U8,
 calibrated on those scenes). Whether the profile keeps it is enrolment's choice, on photos it
-did not train on (vision/enrol.py).
+did not train on and on the known styles (vision/enrol_detector.py).
 
 Needs torch and ultralytics (``pip install -e '.[train]'`` after torch, models/MODELS.md); the
 run time reads the exported file with onnxruntime alone. :func:`available` says whether they
@@ -35,7 +35,7 @@ from vision.enrol_scenes import scenes, write_yolo
 
 SIDE = 416  # the shipped detector's trained side: the same cost per photo and frame
 BATCH = 8
-SCENES = 240  # training images made from the photos (about an epoch a minute on 2 cores)
+SCENES = 240  # training images made from the photos (about 40 s an epoch on 2 cores)
 LR = 0.0005
 SEED_IMAGES = 64  # images the batch norms' statistics are taken on when seeding
 
