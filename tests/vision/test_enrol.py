@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from tile_kit import jade_sheet_photo, skip_without_fonts
 
 from rig.cli import main as mjref
 from vision.classes import NAME_SETS
@@ -23,22 +24,12 @@ from vision.metrics import evaluate, match
 from vision.onnx_model import ModelError
 from vision.profile import VenueProfile
 from vision.synth.bank import CropBank
-from vision.synth.faces import FontMissing, procedural_tile
 from vision.synth.scene import render_scene
-from vision.synth.sheet_photo import render_sheet_photo
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REPO = Path(__file__).resolve().parents[2]
 
-try:
-    procedural_tile(random.Random(0), 0, 40, "jade")
-except FontMissing as exc:  # pragma: no cover - ./run installs the fonts
-    pytest.skip(str(exc), allow_module_level=True)
-
-
-def _photo(seed: int) -> Photo:
-    img, boxes = render_sheet_photo("jade", seed)
-    return Photo(Path(f"jade-{seed}"), img, boxes)
+skip_without_fonts("jade")
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +37,9 @@ def fitted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Photo]:
     """A profile enrolled from two rendered sheet photos of the unseen ``jade`` faces, and a
     third photo of them to test on."""
     folder = tmp_path_factory.mktemp("profile")
-    profile = enrol(TileRecognizer(), [_photo(1), _photo(2)], "jade")
+    profile = enrol(TileRecognizer(), [jade_sheet_photo(1), jade_sheet_photo(2)], "jade")
     profile.save(folder)
-    return folder, _photo(3)
+    return folder, jade_sheet_photo(3)
 
 
 def _read(rec: TileRecognizer, photo: Photo) -> tuple[float, int, float]:
@@ -150,7 +141,7 @@ def _labels(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
 def _sheet_rows(tmp_path: Path, seeds: tuple[int, ...] = (1, 2)) -> list[dict[str, object]]:
     rows = []
     for seed in seeds:
-        photo = _photo(seed)
+        photo = jade_sheet_photo(seed)
         photo.image.save(tmp_path / f"sheet{seed}.jpg", quality=92)
         tiles = [{"box": [b.x1, b.y1, b.x2, b.y2], "tile": _name(b)} for b in photo.boxes]
         rows.append({"image": f"sheet{seed}.jpg", "tiles": tiles})
@@ -217,7 +208,7 @@ def test_enrol_cli_writes_a_profile_that_detect_uses(
     assert mjref(["tiles", "enrol", str(labels), *out]) == 0
     assert "profile 'V' from 2 photo(s), 86 tiles (43 classes)" in capsys.readouterr().out
     assert sorted(f.name for f in (tmp_path / "p").iterdir()) == ["head.npz", "profile.json"]
-    photo = _photo(3)
+    photo = jade_sheet_photo(3)
     photo.image.save(tmp_path / "test.jpg", quality=92)
     assert (
         mjref(

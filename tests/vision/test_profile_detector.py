@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from tile_kit import jade_sheet_photo, skip_without_fonts
 
 from rig.cli import main as mjref
 from vision.dataset import Box
@@ -23,21 +24,12 @@ from vision.enrol_scenes import SIDE, Labelled, empty_table, scenes, write_yolo
 from vision.onnx_model import ModelError
 from vision.profile import DETECTOR_ONNX, ProfileError, VenueProfile
 from vision.synth.bank import CropBank
-from vision.synth.faces import FontMissing, procedural_tile
 from vision.synth.scene import render_scene
 from vision.synth.sheet_photo import render_sheet_photo
 
 onnx = pytest.importorskip("onnx")  # a dev dependency: editing a detector file
 
-try:
-    procedural_tile(random.Random(0), 0, 40, "jade")
-except FontMissing as exc:  # pragma: no cover - ./run installs the fonts
-    pytest.skip(str(exc), allow_module_level=True)
-
-
-def _photo(seed: int) -> Photo:
-    img, boxes = render_sheet_photo("jade", seed)
-    return Photo(Path(f"jade-{seed}"), img, boxes)
+skip_without_fonts("jade")
 
 
 def _blind_detector(path: Path) -> None:
@@ -54,7 +46,7 @@ def _blind_detector(path: Path) -> None:
 def profiles(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The same enrolment saved twice: without a detector of its own, and with one (blind)."""
     root = tmp_path_factory.mktemp("profiles")
-    fitted = enrol(TileRecognizer(), [_photo(1), _photo(2)], "jade")
+    fitted = enrol(TileRecognizer(), [jade_sheet_photo(1), jade_sheet_photo(2)], "jade")
     fitted.save(root / "plain")
     _blind_detector(root / "blind.onnx")
     fitted.detector = root / "blind.onnx"
@@ -68,7 +60,7 @@ def test_a_profile_with_its_own_detector_loads_and_uses_it(profiles: tuple[Path,
     assert meta["detector"]["file"] == DETECTOR_ONNX and len(meta["detector"]["sha256"]) == 16
     rec = TileRecognizer(profile=own)
     assert rec.detector.path == own / DETECTOR_ONNX
-    photo = _photo(3)
+    photo = jade_sheet_photo(3)
     assert rec.detect(photo.image) == []  # the profile's (blind) detector read it
     assert len(TileRecognizer(profile=plain).detect(photo.image)) >= 40
 
@@ -91,7 +83,7 @@ def test_a_profile_of_another_detector_version_is_refused(
     with pytest.raises(ModelError, match=r"fitted against tile_detector\.onnx fedcba9876543210"):
         TileRecognizer(profile=folder)
     photo = tmp_path / "p.jpg"
-    _photo(3).image.save(photo)
+    jade_sheet_photo(3).image.save(photo)
     assert mjref(["tiles", "detect", str(photo), "--profile", str(folder)]) == 2
     err = capsys.readouterr().err
     assert "fedcba9876543210" in err and "enrol the venue's tiles again" in err
@@ -144,7 +136,7 @@ def test_the_shipped_int8_detector_reads_back_as_float_weights() -> None:
 
 @pytest.mark.slow  # 12 scenes read
 def test_training_scenes_hold_the_venue_tiles_labelled_on_its_own_table() -> None:
-    photos = [(p.image, p.boxes) for p in (_photo(1), _photo(2))]
+    photos = [(p.image, p.boxes) for p in (jade_sheet_photo(1), jade_sheet_photo(2))]
     made = scenes(photos, 12, seed=0)
     assert len(made) == 12
     for item in made:
@@ -164,7 +156,7 @@ def test_training_scenes_hold_the_venue_tiles_labelled_on_its_own_table() -> Non
 
 
 def test_training_scenes_are_written_as_ultralytics_reads_them(tmp_path: Path) -> None:
-    photos = [(p.image, p.boxes) for p in (_photo(1), _photo(2))]
+    photos = [(p.image, p.boxes) for p in (jade_sheet_photo(1), jade_sheet_photo(2))]
     made = scenes(photos, 3, seed=1)
     paths = write_yolo(made, tmp_path)
     for path, item in zip(paths, made, strict=True):
@@ -194,7 +186,7 @@ def test_enrol_without_the_train_extra_says_what_it_skipped(
         pytest.skip("torch and ultralytics are installed here: the detector would be trained")
     rows = []
     for seed in (1, 2):
-        photo = _photo(seed)
+        photo = jade_sheet_photo(seed)
         photo.image.save(tmp_path / f"s{seed}.jpg", quality=92)
         rows.append({"image": f"s{seed}.jpg", "tiles": [_tile(b) for b in photo.boxes]})
     labels = tmp_path / "labels.jsonl"
@@ -254,7 +246,7 @@ def test_from_rig_without_stills_names_what_it_looked_for(
 def test_eval_with_a_profile_prints_recall_precision_class_and_tile_accuracy(
     profiles: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    photo = _photo(3)
+    photo = jade_sheet_photo(3)
     labelled = tmp_path / "set"
     write_yolo([Labelled(photo.image, [(b.x1, b.y1, b.x2, b.y2) for b in photo.boxes])], labelled)
     rows = (labelled / "labels" / "s00000.txt").read_text().splitlines()

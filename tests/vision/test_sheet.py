@@ -3,26 +3,22 @@ tiles on it is read by position (every cell, its tile's box and name) with no la
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tile_kit import skip_without_fonts
 
 from rig.cli import main as mjref
 from vision.classes import NUM_CLASSES
 from vision.detect import TileRecognizer
 from vision.metrics import iou_matrix
 from vision.sheet import SheetError, cells, pdf, read_sheet, svg
-from vision.synth.faces import FontMissing, procedural_tile
 from vision.synth.sheet_photo import render_sheet_photo
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 
-try:
-    procedural_tile(random.Random(0), 0, 40, "text")
-except FontMissing as exc:  # pragma: no cover - ./run installs the fonts
-    pytest.skip(str(exc), allow_module_level=True)
+skip_without_fonts("text")
 
 
 def test_the_committed_sheet_is_what_the_script_makes(tmp_path: Path) -> None:

@@ -8,17 +8,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tile_kit import skip_without_fonts
 
 from vision.classes import BACK, NUM_CLASSES
 from vision.synth.bank import CropBank
-from vision.synth.faces import FontMissing, procedural_tile
+from vision.synth.faces import procedural_tile
 from vision.synth.fixtures import make
 from vision.synth.scene import render_scene
 
-try:
-    procedural_tile(random.Random(0), 0, 40)
-except FontMissing as exc:  # pragma: no cover - ./run installs the fonts
-    pytest.skip(str(exc), allow_module_level=True)
+skip_without_fonts()
 
 
 def test_every_class_renders_including_backs() -> None:
