@@ -49,9 +49,9 @@ from vision.classes import NAME_SETS  # noqa: E402
 from vision.dataset import Box, read_labels  # noqa: E402
 from vision.detect import TileRecognizer  # noqa: E402
 from vision.enrol import Photo, enrol, read_photos  # noqa: E402
-from vision.enrol_detector import choose_detector  # noqa: E402
+from vision.enrol_detector import choose_detector, readings  # noqa: E402
 from vision.image_io import load_image  # noqa: E402
-from vision.metrics import EvalResult, Pred, evaluate, paired  # noqa: E402
+from vision.metrics import EvalResult, evaluate, paired  # noqa: E402
 from vision.profile import VenueProfile  # noqa: E402
 from vision.synth.bank import CropBank  # noqa: E402
 from vision.synth.scene import DEFAULT_LOOK, DIM_LOOK, Look, render_scene  # noqa: E402
@@ -64,17 +64,6 @@ KEPT = Path(_KEPT.name)  # the fine-tuned detectors of the profiles checked on k
 
 def shared() -> Path:
     return Path(os.environ.get("MJREF_SHARED", ROOT.parent / "shared"))
-
-
-Samples = list[tuple[list[Box], list[Pred]]]
-
-
-def readings(rec: TileRecognizer, photos: Sequence[Photo]) -> Samples:
-    samples = []
-    for p in photos:
-        dets = rec.detect(p.image, min_conf=0.01)
-        samples.append((p.boxes, [(d.x1, d.y1, d.x2, d.y2, d.cls, d.conf) for d in dets]))
-    return samples
 
 
 def reading(rec: TileRecognizer, photos: Sequence[Photo]) -> EvalResult:
@@ -148,9 +137,8 @@ def curve(
     for k in adapt_ks:
         start = time.perf_counter()
         choice = choose_detector(base, pool[:k], adapt_minutes, seed, say=lambda _m: None)
-        reader = base if choice.path is None else TileRecognizer(detector=choice.path)
         detector = (base.detector.path, choice.path, choice.report)
-        profile = enrol(reader, pool[:k], name, seed, detector=detector)
+        profile = enrol(choice.reader or base, pool[:k], name, seed, detector=detector)
         seconds = time.perf_counter() - start
         rec = TileRecognizer(profile=profile)
         row[f"{k} adapted"] = {

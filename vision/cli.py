@@ -405,11 +405,8 @@ def run_enrol(args: argparse.Namespace) -> int:
     if not args.shipped_detector:
         choice = choose_detector(rec, photos, args.max_minutes, args.seed, say)
         say(f"detector: {choice.report}")
-    reader = rec
-    if choice.path is not None:
-        reader = TileRecognizer(args.models, detector=choice.path, turns=args.turns)
     profile = enrol(
-        reader,
+        choice.reader or rec,
         photos,
         args.name or args.out.name,
         seed=args.seed,

@@ -34,12 +34,17 @@ RESERVE_MINUTES = 2.5  # of --max-minutes, left for reading the photos and fitti
 
 @dataclass
 class DetectorChoice:
-    """The detector enrolment keeps (None: the shipped one), and why."""
+    """The detector enrolment keeps, and why."""
 
-    path: Path | None
+    reader: TileRecognizer | None  # reads with the kept fine-tuned detector; None: the shipped
     report: str
     figures: dict[str, Any] = field(default_factory=dict)
     work: tempfile.TemporaryDirectory[str] | None = None  # holds ``path`` until saved
+
+    @property
+    def path(self) -> Path | None:
+        """The fine-tuned detector's file, when it was kept."""
+        return None if self.reader is None else self.reader.detector.path
 
 
 def held_back(count: int) -> list[int]:
@@ -49,9 +54,10 @@ def held_back(count: int) -> list[int]:
     return [i for i in range(count) if i % HOLD_EVERY == HOLD_EVERY - 1] or [count - 1]
 
 
-def _samples(
+def readings(
     rec: TileRecognizer, photos: Sequence[Photo]
 ) -> list[tuple[Sequence[Box], list[Pred]]]:
+    """``rec``'s detections of each photo down to 0.01 beside its labels, for the metrics."""
     return [
         (p.boxes, [(d.x1, d.y1, d.x2, d.y2, d.cls, d.conf) for d in rec.detect(p.image, 0.01)])
         for p in photos
@@ -60,7 +66,7 @@ def _samples(
 
 def reading(rec: TileRecognizer, photos: Sequence[Photo]) -> EvalResult:
     """How ``rec`` reads ``photos`` at the shipped threshold."""
-    return evaluate(_samples(rec, photos), DEFAULT_MIN_CONF)
+    return evaluate(readings(rec, photos), DEFAULT_MIN_CONF)
 
 
 def known_scenes() -> list[Photo]:
@@ -77,7 +83,7 @@ def known_changes(shipped: TileRecognizer, tuned: TileRecognizer) -> dict[str, i
     """Tile by tile on :func:`known_scenes`, what the fine-tuned detector changes."""
     scenes = known_scenes()
     return paired(
-        _samples(shipped, scenes), DEFAULT_MIN_CONF, _samples(tuned, scenes), DEFAULT_MIN_CONF
+        readings(shipped, scenes), DEFAULT_MIN_CONF, readings(tuned, scenes), DEFAULT_MIN_CONF
     )
 
 
@@ -107,7 +113,7 @@ def choose_detector(
         say,
     )
     assert rec.classifier is not None
-    tuned = TileRecognizer(detector=adapted.path, classifier=rec.classifier.path)
+    tuned = TileRecognizer(detector=adapted.path, classifier=rec.classifier.path, turns=rec.turns)
     before, after = reading(rec, check), reading(tuned, check)
     where = f"{len(check)} held-back photo(s)" if hold else "the one photo it trained on"
     figures = {
@@ -139,4 +145,4 @@ def choose_detector(
     if changes["lost"]:
         work.cleanup()
         return DetectorChoice(None, f"shipped: {said}: it must lose none", figures)
-    return DetectorChoice(adapted.path, f"own: {said}", figures, work)
+    return DetectorChoice(tuned, f"own: {said}", figures, work)
