@@ -19,6 +19,7 @@ import numpy as np
 MARKER_IDS = (0, 1, 2, 3)
 MARKER_CENTRES = {0: (-500.0, -500.0), 1: (500.0, -500.0), 2: (500.0, 500.0), 3: (-500.0, 500.0)}
 MARKER_MM = 60.0
+MARKER_WHITE_MM = 80.0  # each marker lies on a white square this wide (hardware/markers.md)
 MOVED_PX = 4.0  # markers seen this far from their calibrated place: the camera or table moved
 
 
@@ -92,6 +93,13 @@ def _detector() -> cv2.aruco.ArucoDetector:
     return _DETECTOR
 
 
+def _all_ids(image: np.ndarray) -> list[int]:
+    """Every DICT_4X4_50 marker id in the image, the table's or not."""
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    _, ids, _ = _detector().detectMarkers(grey)
+    return [] if ids is None else [int(i) for i in ids.ravel()]
+
+
 def find_markers(image: np.ndarray) -> dict[int, np.ndarray]:
     """Marker id → its 4 image corners (4×2), for ids 0–3 found in an RGB or grey image."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
@@ -110,9 +118,14 @@ def calibrate(image: np.ndarray) -> Calibration:
     found = find_markers(image)
     if len(found) < 3:
         missing = ", ".join(str(i) for i in MARKER_IDS if i not in found)
+        others = sorted(set(_all_ids(image)) - set(MARKER_IDS))
+        saw = ", ".join(str(i) for i in sorted(found)) or "none of them"
+        if others:  # another sheet's markers, or a table marked with the wrong ids
+            saw += f"; other markers: {', '.join(str(i) for i in others)}"
         raise CalibrationError(
-            f"markers {missing} not seen (need 3 of ids 0–3, DICT_4X4_50, hardware/markers.md); "
-            "use `mjref vision calibrate --corners` to give the four marker centres by hand"
+            f"markers {missing} not seen (saw {saw}; need 3 of ids 0–3, DICT_4X4_50, "
+            "hardware/markers.md); use `mjref vision calibrate --corners` to give the four "
+            "marker centres by hand"
         )
     table = np.concatenate([marker_corners_mm(i) for i in sorted(found)])
     pixels = np.concatenate([found[i] for i in sorted(found)])

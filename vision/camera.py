@@ -18,7 +18,15 @@ from PIL import Image
 from referee.fusion import SlotSeen, ZoneSeen
 from referee.hands import Wind
 from referee.tiles import Tile, parse_tile
-from vision.calibrate import MOVED_PX, Calibration, calibrate, drift_px
+from vision.calibrate import (
+    MARKER_CENTRES,
+    MARKER_MM,
+    MARKER_WHITE_MM,
+    MOVED_PX,
+    Calibration,
+    calibrate,
+    drift_px,
+)
 from vision.classes import BACK, class_label
 from vision.detect import TileRecognizer, tile_crop
 from vision.gate import GATE_SCALE, Gate
@@ -41,6 +49,7 @@ LYING_MM = 18.0  # a face this deep lies flat (35 mm); a standing tile's top sho
 BACK_IVORY = 0.1  # a tile with less ivory face than this is a back (else the classifier says:
 # a face's big glyph and the tile's pale side put faces and backs both at 0.25-0.4)
 FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
+FACE_ASPECT = 1.12  # a meld face this much wider than tall lies sideways (35 × 26 mm: 1.35)
 ALONE_SLACK_MM = 2.0  # a laid-down hand's face may sit this far beside its slot (parallax)
 FACE_LINE = 0.35  # a row or column of a face has this share of bright pixels …
 FELT_LINE = 0.1  # … and one of the felt between two tiles less than this …
@@ -48,6 +57,7 @@ FELT_GAP_PX = 2  # … over at least this many lines (px at READ_SCALE)
 RUNNERS_UP = 6  # a named tile's alternatives kept for the core (what else it might be) …
 RUNNER_UP_P = 0.005  # … each at least this likely
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
+WHITE_OVER_FELT = 1.4  # the paper round the markers is this much brighter than the felt
 
 
 @dataclass
@@ -65,6 +75,7 @@ class TableReader:
     stabiliser: Stabiliser = field(default_factory=Stabiliser)
     notices: list[Notice] = field(default_factory=list)
     felt: np.ndarray | None = None
+    balance: np.ndarray | None = None  # per-channel gains from the markers' white paper
     last_drift: float = -1e9
     reads: int = 0  # slots classified (the cost the gate saves)
     unsettled: set[tuple[str, str]] = field(default_factory=set)
@@ -134,7 +145,9 @@ class TableReader:
             try:
                 self.calibration = calibrate(frame)
             except ValueError as exc:
-                self.notices.append(Notice(t, "no_markers", str(exc)))
+                last = self.notices[-1] if self.notices else None
+                if last is None or (last.kind, last.message) != ("no_markers", str(exc)):
+                    self.notices.append(Notice(t, "no_markers", str(exc)))  # once, not a frame
                 return False
             self.notices.append(Notice(t, "calibrated", f"{self.calibration.error_px:.2f} px"))
             self.last_drift = t
@@ -156,6 +169,7 @@ class TableReader:
                 )
                 self.gate = Gate(self.gate.settle_s)
         if self.felt is None:
+            self.balance = self._white_balance(frame)
             self.felt = self._felt(frame)
         return True
 
@@ -170,7 +184,28 @@ class TableReader:
         out: np.ndarray = cv2.warpPerspective(
             frame, m, (x2 - x1, y2 - y1), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
         )
+        if self.balance is not None:
+            out = np.clip(out * self.balance, 0, 255).astype(np.uint8)
         return out
+
+    def _white_balance(self, frame: np.ndarray) -> np.ndarray | None:
+        """Per-channel gains that make the marker sheets' white paper grey: a venue's warm or
+        cold light otherwise tints the tiles' faces (an ivory face under a warm lamp is read as
+        no face), and the classifier learnt faces under white light. The light's level is
+        left: every threshold is relative to the felt. None where no white shows round the
+        markers (a calibration by hand, markers covered)."""
+        ring: list[np.ndarray] = []
+        inner, outer = MARKER_MM / 2 + 3, MARKER_WHITE_MM / 2 - 3
+        for x, y in MARKER_CENTRES.values():
+            box = self._warp(frame, (x - outer, y - outer, x + outer, y + outer), 1.0)
+            yy, xx = np.mgrid[0 : box.shape[0], 0 : box.shape[1]] - (box.shape[0] - 1) / 2
+            ring.append(box[np.maximum(abs(xx), abs(yy)) >= inner])
+        white = np.median(np.concatenate(ring), axis=0).astype(np.float32)
+        centre = self._warp(frame, (-80.0, -80.0, 80.0, 80.0), 1.0).reshape(-1, 3)
+        if white.sum() < WHITE_OVER_FELT * float(np.median(centre.sum(1))) or white.min() < 1:
+            return None
+        gains: np.ndarray = np.clip(white.mean() / white, 0.5, 2.0)
+        return gains
 
     def _gate_view(self, frame: np.ndarray) -> np.ndarray:
         grey = cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY)
@@ -260,6 +295,13 @@ class TableReader:
         share = float(ivory[m : h - m, m : w - m].mean()) / max(filled, 1e-3)
         sideways = False
         if zone == "meld" and filled > 0.45:
+            # the face's own outline first: a sideways tile's face is wider than tall (the
+            # tile mask below also takes in its side, and on a felt near the side's colour or
+            # at a corner the lens bends, it took in half the cell)
+            x0, y0, x1, y1 = _face_box(_upright(cell, s, False))
+            aspect = (x1 - x0) / max(y1 - y0, 1.0)
+            if max(aspect, 1 / max(aspect, 1e-3)) >= FACE_ASPECT:
+                return True, min(share, 1.0), aspect > 1
             upright = _turn_back(tile, s, False)
             uh, uw = upright.shape
             edge = 6

@@ -29,6 +29,7 @@ from vision.detect import TileRecognizer
 from vision.onnx_model import ModelError
 from vision.synth.video import POSES, STYLES, RenderSpec, render_video
 
+NO_MARKERS_S = 2.0  # a source whose first seconds show no table markers is refused, not run blind
 EXAMPLES = """examples:
   mjref simulate --hands 2 --seed 3 --out game.jsonl
   mjref simulate --hands 2 --seed 3 --view setup --out setup.jsonl   # what the table knows
@@ -185,7 +186,12 @@ def _run(args: argparse.Namespace) -> int:
                 else live_frames(args.source)
             )
 
+            first: list[float] = []
+
             def each_frame(number: int, t: float, frame: Any) -> None:
+                first[:] = first or [t]
+                if reader.calibration is None and t - first[0] >= NO_MARKERS_S:
+                    raise CalibrationError(reader.notices[-1].message)
                 on_frame(number, t, frame)
                 for event in others.until(t):
                     print(event.to_json(), file=out)
@@ -193,6 +199,8 @@ def _run(args: argparse.Namespace) -> int:
             result = run_frames(source, reader, fusion, on_frame=each_frame)
     except CaptureError as exc:
         return _fail(str(exc))
+    except CalibrationError as exc:
+        return _fail(f"{args.source}: no table in its first {NO_MARKERS_S:g} s: {exc}")
     except OSError as exc:
         return _fail(f"{args.events_out}: cannot write the events ({exc.strerror})")
     for a in fusion.alerts:

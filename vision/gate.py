@@ -26,7 +26,9 @@ import numpy as np
 from vision.zones import HALF, SEATS, SLOT_COUNTS, pixel_box, slot, zone_box
 
 GATE_SCALE = 0.25  # px per mm of the gate's view
-MOTION = 0.06  # a pixel moved: its brightness (relative to the table's) changed this much
+MOTION = 0.06  # a pixel moved: its brightness (relative to the table's) changed this much …
+NOISE_K = 6.0  # … or this many times the frame-to-frame noise where the camera is noisier
+# (a dim venue's sensor, a compressed stream: its still table "moved" everywhere, never calm)
 CHANGED_PIXELS = 3  # a zone with at least this many changed gate pixels is changed
 EDGE_MM = 565.0  # a changed blob reaching past this (|x| or |y|: beyond every tile, even a
 # standing one seen askew) is an arm from a player's side
@@ -59,6 +61,9 @@ class Gate:
     first_seen: float | None = None
     occluder: np.ndarray | None = None
     first_views: list[tuple[float, np.ndarray]] = field(default_factory=list)  # until ready
+    motion: float = MOTION  # set from the noise seen before reading starts
+    touch: float = TOUCH
+    noise: list[float] = field(default_factory=list)  # frame-to-frame, until ready
 
     def __post_init__(self) -> None:
         for seat in SEATS:
@@ -77,11 +82,15 @@ class Gate:
             self.first_seen = t
         prev = self.previous if self.previous is not None else view
         self.previous = view
+        if prev is not view:  # the robust sigma of a still pixel's change (arms are few)
+            self.noise.append(1.4826 * float(np.median(np.abs(view - prev))))
+            self.motion = max(MOTION, NOISE_K * float(np.median(self.noise)))
+            self.touch = TOUCH * self.motion / MOTION
         if len(self.first_views) < round(START_WAIT_S / 0.2) + 1 and (
             t - self.first_seen >= 0.2 * len(self.first_views) - 1e-6
         ):
             self.first_views.append((t, view))  # 5 a second at most
-        if (np.abs(view - prev) > MOTION).sum() >= ARM_PIXELS // 4 or self.calm_since is None:
+        if (np.abs(view - prev) > self.motion).sum() >= ARM_PIXELS // 4 or self.calm_since is None:
             self.calm_since = t
         if t - self.calm_since >= START_CALM_S - 1e-6:
             seen = [v for s, v in self.first_views if s >= self.calm_since]
@@ -96,7 +105,7 @@ class Gate:
     def update(self, view: np.ndarray, t: float) -> list[tuple[str, str]]:
         """Feed one gate view; the zones that changed since their last reading."""
         prev = self.previous if self.previous is not None else view
-        moving = np.abs(view - prev) > MOTION
+        moving = np.abs(view - prev) > self.motion
         self.previous = view
         if self.whole is None:
             self.whole = view.copy()
@@ -114,10 +123,11 @@ class Gate:
                 due.append(key)
                 continue
             # a zone read since its reference is due until accepted (see changed_slots)
-            changed = (_diff(view[y1:y2, x1:x2], z.reference) > MOTION).sum() >= CHANGED_PIXELS
+            changed = _diff(view[y1:y2, x1:x2], z.reference) > self.motion
+            changed = changed.sum() >= CHANGED_PIXELS
             if changed or z.last_read is not None:
                 due.append(key)
-        self.occluder = self._arms(np.abs(view - self.whole) > MOTION)  # (not where it was)
+        self.occluder = self._arms(np.abs(view - self.whole) > self.motion)  # (not where it was)
         return due
 
     def touched(self, seat: str, zone: str, view: np.ndarray) -> bool:
@@ -127,7 +137,7 @@ class Gate:
         if z.reference is None:
             return False
         x1, y1, x2, y2 = z.box
-        return int((_diff(view[y1:y2, x1:x2], z.reference) > TOUCH).sum()) >= TOUCH_PIXELS
+        return int((_diff(view[y1:y2, x1:x2], z.reference) > self.touch).sum()) >= TOUCH_PIXELS
 
     def accept(self, key: tuple[str, str], view: np.ndarray) -> None:
         """The zone was read: its reference is now."""
@@ -173,10 +183,10 @@ class Gate:
             return set(range(SLOT_COUNTS[zone]))
         x1, y1, x2, y2 = z.box
         now = view[y1:y2, x1:x2]
-        diff = _diff(now, z.reference) > MOTION
+        diff = _diff(now, z.reference) > self.motion
         if z.last_read is not None:
             read = z.last_read > NEVER_READ
-            diff = np.where(read, np.abs(now - z.last_read) > MOTION, diff)
+            diff = np.where(read, np.abs(now - z.last_read) > self.motion, diff)
         out: set[int] = set()
         for i in range(SLOT_COUNTS[zone]):
             u1, v1, u2, v2 = _slot_box(seat, zone, i)

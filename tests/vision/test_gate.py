@@ -45,3 +45,29 @@ def test_a_slot_read_under_an_arm_is_read_again_once_the_zone_looks_as_before() 
     gate.read("E", "river", arm, read)  # (not accepted: an arm lies on the zone)
     assert ("E", "river") in gate.update(table, 1.2)
     assert 0 in gate.changed_slots("E", "river", table)
+
+
+def test_a_noisy_camera_raises_the_motion_threshold_and_still_sees_a_tile_put_down() -> None:
+    """A dim venue's sensor or a compressed stream: a still table whose every pixel flickers
+    (σ 0.02 of the table's brightness, where ours flickers 0.01) was never calm, so reading
+    never started and the start waited for the busy-table fallback. The gate measures that
+    noise before it starts, reads from the calm table, and a tile put down still changes its
+    zone, while the flicker alone changes none."""
+    rng = np.random.default_rng(0)
+    table = np.ones((SIDE, SIDE), np.float32)
+
+    def noisy(view: np.ndarray) -> np.ndarray:
+        out: np.ndarray = view + rng.normal(0.0, 0.02, view.shape).astype(np.float32)
+        return out
+
+    gate = Gate()
+    started = next(i for i in range(20) if gate.ready(noisy(table), i * 0.2))
+    assert started * 0.2 <= 1.0  # calm after 0.6 s, not the 4 s wait of a busy table
+    assert gate.motion > 0.1  # 6 σ of a difference of two noisy views (σ √2 · 0.02)
+    for key in gate.update(noisy(table), 1.2):
+        gate.accept(key, table)
+    assert gate.update(noisy(table), 1.4) == []
+    tile = table.copy()
+    x1, y1, x2, y2 = _box("E", "river", 0)
+    tile[y1:y2, x1:x2] = 1.8  # an ivory face on the felt
+    assert ("E", "river") in gate.update(noisy(tile), 1.6)

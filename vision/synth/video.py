@@ -30,9 +30,10 @@ from PIL import Image
 
 from referee.events import Event
 from referee.game.seen import table_knows
-from vision.calibrate import MARKER_CENTRES, MARKER_MM
+from vision.calibrate import MARKER_CENTRES, MARKER_MM, MARKER_WHITE_MM
 from vision.classes import BACK, class_of_label
 from vision.synth.faces import procedural_tile, tile_body
+from vision.synth.looks import LOOKS, TableLook
 from vision.synth.table_state import Action, Layout, Placed, replay_layouts
 from vision.zones import (
     HALF,
@@ -47,7 +48,6 @@ from vision.zones import (
     to_table,
 )
 
-MARKER_WHITE_MM = 80.0
 FELTS = ((38, 105, 62), (30, 76, 118), (112, 40, 42), (62, 62, 72), (24, 60, 40))
 STYLES = ("glyph", "text")  # tile faces; "text" is kept out of tuning (the held-out style)
 DIE_MM = 16.0
@@ -73,6 +73,9 @@ POSES = {
     "tilted": CameraPose(height=1400.0, tilt=7.0, yaw=2.0, aim_y=10.0, k1=-0.01),
     "high": CameraPose(height=1600.0, tilt=3.0, yaw=-3.0, aim_x=15.0),
     "low": CameraPose(height=1300.0, tilt=9.0, yaw=-5.0, aim_x=-10.0, k1=-0.015),  # held out
+    # the venue look's camera (never used for tuning): lower, tilted and turned further, off
+    # centre, a wider lens's stronger barrel
+    "venue": CameraPose(height=1250.0, tilt=11.0, yaw=7.0, aim_x=12.0, aim_y=-8.0, k1=-0.03),
 }
 
 
@@ -96,9 +99,16 @@ def camera_homography(pose: CameraPose, width: int, height: int) -> tuple[np.nda
 class FaceCache:
     """Tile faces of one style at one raster scale, a few variants per class."""
 
-    def __init__(self, style: str, scale: float, seed: int, crops: dict[int, list[Image.Image]]):
+    def __init__(
+        self,
+        style: str,
+        scale: float,
+        seed: int,
+        crops: dict[int, list[Image.Image]],
+        look: TableLook = LOOKS["standard"],
+    ):
         self.style, self.scale, self.rng = style, scale, random.Random(seed)
-        self.crops = crops
+        self.crops, self.look = crops, look
         self.cache: dict[tuple[int, int], np.ndarray] = {}
 
     def face(self, cls: int, variant: int) -> np.ndarray:
@@ -108,14 +118,18 @@ class FaceCache:
             if self.style == "photo" and cls != BACK and self.crops.get(cls):
                 img = self.rng.choice(self.crops[cls]).convert("RGBA")
             elif cls == BACK:
-                img = tile_body(random.Random(7), w, h, back=True)
+                back = self.look.back
+                img = tile_body(random.Random(7), w, h, back=back is None, body=back)
             else:
                 img = procedural_tile(self.rng, cls, h * 2, self.style)
             rgb = img.convert("RGBA").resize((w, h), Image.Resampling.LANCZOS)
             arr = np.asarray(rgb, dtype=np.float32)
             alpha = arr[..., 3:] / 255.0
-            ivory = np.array([236, 230, 210], np.float32)
-            self.cache[key] = (arr[..., :3] * alpha + ivory * (1 - alpha)).astype(np.uint8)
+            ivory = np.array(LOOKS["standard"].body, np.float32)
+            face = arr[..., :3] * alpha + ivory * (1 - alpha)
+            if cls != BACK:  # the look's body colour: the ivory turned, the inks with it
+                face *= np.array(self.look.body, np.float32) / ivory
+            self.cache[key] = np.clip(face, 0, 255).astype(np.uint8)
         return self.cache[key]
 
 
@@ -130,25 +144,33 @@ class TableRenderer:
         style: str = "glyph",
         seed: int = 0,
         crops: dict[int, list[Image.Image]] | None = None,
+        look: TableLook = LOOKS["standard"],
     ) -> None:
         self.width, self.height, self.pose, self.style = width, height, pose, style
+        self.look = look
         self.rng = random.Random(seed)
         self.scale = max(1.0, round(height / 1080 * 1.2 * 2) / 2)  # plane px per mm
         self.side = round(2 * HALF * self.scale)
-        self.faces = FaceCache(style, self.scale, seed, crops or {})
+        self.faces = FaceCache(style, self.scale, seed, crops or {}, look)
         self.hom, self.centre = camera_homography(pose, width, height)
         self.plane_hom = self.hom @ plane_to_mm(self.scale)
         self.felt = np.array(self.rng.choice(FELTS), np.float32) + self.rng.uniform(-12, 12)
+        if look.felt is not None:
+            self.felt = np.array(look.felt, np.float32)
         self.back = np.array(self.rng.choice([(30, 110, 60), (30, 70, 150), (210, 150, 40)]))
+        if look.back is not None:
+            self.back = np.array(look.back)
         self.maps = _distortion_maps(width, height, pose.k1)
         nprng = np.random.default_rng(seed)
-        self.noise = nprng.normal(0, self.rng.uniform(2.0, 5.0), (height + 64, width + 64, 1))
-        self.noise = self.noise.astype(np.int16)
+        sigma = self.rng.uniform(2.0, 5.0) if look.noise is None else look.noise
+        self.noise = nprng.normal(0, sigma, (height + 64, width + 64, 1)).astype(np.int16)
         self.light_angle = self.rng.uniform(0, 2 * math.pi)
         yy, xx = np.mgrid[0 : self.side, 0 : self.side].astype(np.float32) / self.side - 0.5
         self.ramp = xx * math.cos(self.light_angle) + yy * math.sin(self.light_angle)
         self.spot = np.exp(-((xx - 0.1) ** 2 + (yy + 0.15) ** 2) / 0.15)
         self.light = 0.92 + 0.18 * self.ramp + 0.12 * self.spot  # a frame's gain less its flicker
+        self.light *= look.gain * (1.0 - look.vignette * (xx * xx + yy * yy) * 2.0)
+        self.tint = np.array(look.tint, np.float32)
         self._base = self._empty_table()
 
     # ---- the plane ---------------------------------------------------------------------------
@@ -181,7 +203,7 @@ class TableRenderer:
         h, w = face.shape[:2]
         u, v = to_pixel(x, y, self.scale)
         dx, dy = self._parallax(x, y, z)
-        side = np.array([200, 190, 165], np.float32) * 0.72
+        side = np.array(self.look.side, np.float32)
         for k in np.linspace(0.0, 1.0, 4):  # the side: the face swept down to the felt
             su, sv = u + dx * k * self.scale, v - dy * k * self.scale
             _paste(img, side, round(su - w / 2), round(sv - h / 2), w, h)
@@ -219,11 +241,11 @@ class TableRenderer:
     # ---- the camera --------------------------------------------------------------------------
     def film(self, plane: np.ndarray, t: float, arms: list[tuple[str, Slot, float]]) -> np.ndarray:
         """One frame at time t: arms over the plane, light, the camera's view, distortion, noise."""
-        gain = (self.light + 0.05 * math.sin(t / 7.0))[..., None]
+        gain = (self.light + 0.05 * math.sin(t / 7.0))[..., None] * self.tint
         if arms:
             img = plane.copy()
             for seat, target, reach in arms:
-                _draw_arm(img, seat, target, reach, self.scale)
+                _draw_arm(img, seat, target, reach, self.scale, self.look)
             img *= gain
         else:
             img = plane * gain
@@ -236,9 +258,17 @@ class TableRenderer:
         )
         if self.maps is not None:
             frame = cv2.remap(frame, self.maps[0], self.maps[1], cv2.INTER_LINEAR)
+        if self.look.blur:
+            frame = cv2.GaussianBlur(frame, (0, 0), self.look.blur * self.height / 1080)
         ox, oy = self.rng.randrange(64), self.rng.randrange(64)
         noisy = frame.astype(np.int16) + self.noise[oy : oy + self.height, ox : ox + self.width]
         out: np.ndarray = np.clip(noisy, 0, 255).astype(np.uint8)
+        if self.look.jpeg:
+            bgr = cv2.cvtColor(out, cv2.COLOR_RGB2BGR)  # OpenCV's JPEG takes BGR
+            _, data = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, self.look.jpeg])
+            decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
+            assert decoded is not None
+            out = cv2.cvtColor(decoded, cv2.COLOR_BGR2RGB)
         return out
 
 
@@ -296,8 +326,16 @@ def _slot_of(key: str) -> Slot:
     return slot(seat, zone, int(index))
 
 
-def _draw_arm(img: np.ndarray, seat: str, target: Slot, reach: float, scale: float) -> None:
-    """A sleeve and a hand from the seat's edge towards ``target`` (reach 0–1), with a shadow."""
+def _draw_arm(
+    img: np.ndarray,
+    seat: str,
+    target: Slot,
+    reach: float,
+    scale: float,
+    look: TableLook = LOOKS["standard"],
+) -> None:
+    """A sleeve (the forearm bare towards the hand, as the look says) and a hand from the
+    seat's edge towards ``target`` (reach 0–1), with a shadow."""
     sx, sy = to_table(seat, 0.0, -620.0)
     x = sx + (target.x - sx) * reach
     y = sy + (target.y - sy) * reach
@@ -314,8 +352,13 @@ def _draw_arm(img: np.ndarray, seat: str, target: Slot, reach: float, scale: flo
     x0, y0, w, h = cv2.boundingRect(shadow)  # darkened there only: elsewhere the factor is 1
     box = img[y0 : y0 + h, x0 : x0 + w]
     box *= 1.0 - shadow[y0 : y0 + h, x0 : x0 + w, None].astype(np.float32) / 255.0 * 0.45
-    cv2.line(img, p0, p1, (60.0, 70.0, 140.0), round(80 * scale))
-    cv2.circle(img, p1, round(45 * scale), (150.0, 170.0, 215.0), -1)
+    width = round(look.sleeve_mm * scale)
+    cuff = tuple(round(a + (b - a) * (1 - look.forearm)) for a, b in zip(p0, p1, strict=True))
+    cv2.line(img, p0, cuff, tuple(float(c) for c in look.sleeve), width)
+    skin = tuple(float(c) for c in look.skin)
+    if look.forearm:
+        cv2.line(img, cuff, p1, skin, round(width * 0.75))
+    cv2.circle(img, p1, round(45 * scale), skin, -1)
 
 
 def _distortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, np.ndarray] | None:
@@ -338,6 +381,7 @@ class RenderSpec:
     pose: str = "top"
     seed: int = 0
     hovers: int = 1  # arms held over a river for 3 s, with no action
+    look: str = "standard"  # vision/synth/looks.LOOKS
     start: float | None = None  # first second of the game to film (default: the deal)
     end: float | None = None
 
@@ -348,7 +392,7 @@ def frames(
     """(frame, its truth line) for each frame; the header and action lines come from
     :func:`truth_header`."""
     renderer = TableRenderer(
-        spec.width, spec.height, POSES[spec.pose], spec.style, spec.seed, crops
+        spec.width, spec.height, POSES[spec.pose], spec.style, spec.seed, crops, LOOKS[spec.look]
     )
     timeline = replay_layouts(events)
     actions = [a for _, a, _ in timeline if a is not None]

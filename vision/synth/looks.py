@@ -1,0 +1,53 @@
+"""What a venue's table looks like to its camera, beyond the tile faces and the camera pose.
+
+The bench films each game in several visual domains. ``standard`` is the look every threshold of
+vision/ was set on; ``venue`` is kept out of all tuning, made to differ from it in everything a
+real venue's rig may: a wooden-brown felt and warm, dim light falling off towards the corners,
+cream tile bodies with dark blue backs, bare forearms out of dark sleeves, a softer lens and the
+blocks of a compressed stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RGB = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class TableLook:
+    felt: RGB | None = None  # None: one of the renderer's felts, by the seed
+    body: RGB = (236, 230, 210)  # the tiles' face-side body
+    side: tuple[float, float, float] = (144.0, 136.8, 118.8)  # a lying tile's side, from above
+    back: RGB | None = None  # the backs' colour; None: the body's own back colour
+    gain: float = 1.0  # the light's overall level
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0)  # the light's colour, per channel
+    vignette: float = 0.0  # the light's fall-off at the table's corners (0: none, 0.4: 40 %)
+    sleeve: RGB = (60, 70, 140)
+    skin: RGB = (150, 170, 215)
+    sleeve_mm: float = 80.0  # a sleeve's width
+    forearm: float = 0.0  # the share of the arm, at the hand's end, that is bare skin
+    noise: float | None = None  # the sensor noise's sigma; None: 2–5 by the seed
+    blur: float = 0.0  # the lens's softness, a Gaussian sigma in pixels at 1080p
+    jpeg: int = 0  # each frame's JPEG quality (a compressed stream's blocks); 0: none
+
+
+LOOKS = {
+    "standard": TableLook(),
+    "venue": TableLook(  # never used for tuning
+        felt=(112, 84, 58),
+        body=(242, 226, 190),
+        side=(170.0, 150.0, 110.0),
+        back=(28, 44, 96),
+        gain=0.78,
+        tint=(1.08, 0.98, 0.84),
+        vignette=0.35,
+        sleeve=(34, 34, 38),
+        skin=(214, 168, 138),
+        sleeve_mm=64.0,
+        forearm=0.45,
+        noise=6.0,
+        blur=1.2,
+        jpeg=45,
+    ),
+}
