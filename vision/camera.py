@@ -34,6 +34,8 @@ from vision.stabilise import Alternatives, Reading, Stabiliser
 from vision.zones import (
     SEATS,
     SLOT_COUNTS,
+    TILE_H,
+    TILE_W,
     Slot,
     pixel_box,
     plane_to_mm,
@@ -49,7 +51,8 @@ LYING_MM = 18.0  # a face this deep lies flat (35 mm); a standing tile's top sho
 BACK_IVORY = 0.1  # a tile with less ivory face than this is a back (else the classifier says:
 # a face's big glyph and the tile's pale side put faces and backs both at 0.25-0.4)
 FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
-FACE_ASPECT = 1.12  # a meld face this much wider than tall lies sideways (35 × 26 mm: 1.35)
+FACE_ASPECT = 1.12  # a meld face this much wider than tall lies sideways (35 × 26 mm: 1.35),
+FACE_FIT = 0.2  # when its outline is a face's size within this share
 ALONE_SLACK_MM = 2.0  # a laid-down hand's face may sit this far beside its slot (parallax)
 FACE_LINE = 0.35  # a row or column of a face has this share of bright pixels …
 FELT_LINE = 0.1  # … and one of the felt between two tiles less than this …
@@ -299,9 +302,11 @@ class TableReader:
             # tile mask below also takes in its side, and on a felt near the side's colour or
             # at a corner the lens bends, it took in half the cell)
             x0, y0, x1, y1 = _face_box(_upright(cell, s, False))
-            aspect = (x1 - x0) / max(y1 - y0, 1.0)
-            if max(aspect, 1 / max(aspect, 1e-3)) >= FACE_ASPECT:
-                return True, min(share, 1.0), aspect > 1
+            long, short = sorted((x1 - x0, y1 - y0), reverse=True)
+            face = abs(long / READ_SCALE / TILE_H - 1) <= FACE_FIT  # a face's outline, not a
+            face &= abs(short / READ_SCALE / TILE_W - 1) <= FACE_FIT  # big glyph's or a side's
+            if face and long / max(short, 1.0) >= FACE_ASPECT:
+                return True, min(share, 1.0), x1 - x0 > y1 - y0
             upright = _turn_back(tile, s, False)
             uh, uw = upright.shape
             edge = 6

@@ -27,6 +27,7 @@ from vision.camera_eval import (
 from vision.capture import CaptureError, live_frames, read_file
 from vision.detect import TileRecognizer
 from vision.onnx_model import ModelError
+from vision.synth.looks import LOOKS
 from vision.synth.video import POSES, STYLES, RenderSpec, render_video
 
 NO_MARKERS_S = 2.0  # a source whose first seconds show no table markers is refused, not run blind
@@ -34,6 +35,7 @@ EXAMPLES = """examples:
   mjref simulate --hands 2 --seed 3 --out game.jsonl
   mjref simulate --hands 2 --seed 3 --view setup --out setup.jsonl   # what the table knows
   mjref vision render game.jsonl --out game.mp4 --truth truth.jsonl --style text --camera low
+  mjref vision render game.jsonl --out hall.mp4 --truth hall.jsonl --camera hall --look hall
   mjref vision calibrate game.mp4 --out cal.json
   mjref vision run game.mp4 --setup setup.jsonl --events-out camera.jsonl
   mjref vision eval game.mp4 --truth truth.jsonl --json
@@ -55,6 +57,9 @@ def register(subparsers: Any) -> None:
     ren.add_argument("--truth", type=Path, required=True, help="truth JSON lines")
     ren.add_argument("--style", choices=STYLES, default="glyph")
     ren.add_argument("--camera", choices=sorted(POSES), default="top", metavar="POSE")
+    ren.add_argument(
+        "--look", choices=sorted(LOOKS), default="standard", help="felt, light, tiles, arms, lens"
+    )
     ren.add_argument("--seed", type=int, default=0)
     ren.add_argument("--size", default="1920x1080", help="WIDTHxHEIGHT (3840x2160 for 4K)")
     ren.add_argument("--fps", type=float, default=10.0)
@@ -114,7 +119,15 @@ def _render(args: argparse.Namespace) -> int:
     except ValueError:
         return _fail(f"--size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1920x1080")
     spec = RenderSpec(
-        width, height, args.fps, args.style, args.camera, args.seed, start=args.start, end=args.end
+        width,
+        height,
+        args.fps,
+        args.style,
+        args.camera,
+        args.seed,
+        start=args.start,
+        end=args.end,
+        look=args.look,
     )
     try:
         n = render_video(read.sessions[0].events, args.out, args.truth, spec)

@@ -219,24 +219,28 @@ def test_a_warm_dim_venue_is_white_balanced_on_the_marker_paper(recognizer: Tile
 def test_a_claimed_tile_is_seen_sideways_by_its_face_at_the_venue(
     recognizer: TileRecognizer,
 ) -> None:
-    """Melds at every edge, the claimed tile left, middle or right, filmed with the venue look
-    and camera (a felt near the tiles' side colour, a lens bending the corners): each face's
-    outline says which lies sideways, where the tile mask had taken in the side as well."""
+    """Melds at every edge, the claimed tile left, middle or right, filmed by the venue's
+    camera (tilted, turned, its lens bending the corners) on our felt and on the venue's (a
+    felt near the tiles' side colour): a face's outline, where it is a face's size, says which
+    lies sideways. The tile mask alone, which takes in the tile's side, got 13 of these 72
+    wrong; a big glyph's outline (a 1p's circle) is not a face's, and leaves it to the mask."""
     tiles = {
         f"{seat}/meld/{m * 4 + c}": Placed(["1m", "5p", "9s"][c], sideways=c == m)
         for seat in "ESWN"
         for m in range(3)
         for c in range(3)
     }
-    renderer = TableRenderer(1920, 1080, POSES["venue"], seed=5, look=LOOKS["venue"])
-    plane = renderer.draw_layout(Layout(tiles=tiles))
-    reader = TableReader(recognizer)
-    for i in range(10):
-        reader.process(renderer.film(plane, i / 5, []), i / 5, i)
-    seen = {k: v.endswith("^") for k, v in reader.slot_labels().items() if "/meld/" in k}
-    assert sorted(seen) == sorted(tiles)
-    wrong = [k for k, p in tiles.items() if seen[k] != p.sideways]
-    assert len(wrong) <= 2, wrong  # 9 by the tile mask alone; left: a lit side read as face
+    wrong = []
+    for look in ("standard", "venue"):
+        renderer = TableRenderer(1920, 1080, POSES["venue"], seed=2, look=LOOKS[look])
+        plane = renderer.draw_layout(Layout(tiles=tiles))
+        reader = TableReader(recognizer)
+        for i in range(10):
+            reader.process(renderer.film(plane, i / 5, []), i / 5, i)
+        seen = {k: v.endswith("^") for k, v in reader.slot_labels().items() if "/meld/" in k}
+        assert sorted(seen) == sorted(tiles)
+        wrong += [f"{look} {k}" for k, p in tiles.items() if seen[k] != p.sideways]
+    assert len(wrong) <= 3, wrong
 
 
 @pytest.mark.slow
@@ -390,6 +394,8 @@ def test_cli_render_calibrate_and_eval_json(tmp_path: Path) -> None:
         "14",
         "--camera",
         "high",
+        "--look",
+        "venue",
     )
     assert run.returncode == 0, run.stderr
     run = _mjref("vision", "calibrate", str(video), "--out", str(tmp_path / "cal.json"))

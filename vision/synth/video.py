@@ -76,6 +76,8 @@ POSES = {
     # the venue look's camera (never used for tuning): lower, tilted and turned further, off
     # centre, a wider lens's stronger barrel
     "venue": CameraPose(height=1250.0, tilt=11.0, yaw=7.0, aim_x=12.0, aim_y=-8.0, k1=-0.03),
+    # the hall look's camera (never used for tuning): higher, turned the other way
+    "hall": CameraPose(height=1550.0, tilt=4.0, yaw=-9.0, aim_x=-20.0, aim_y=15.0, k1=-0.02),
 }
 
 
