@@ -22,6 +22,7 @@ from vision.camera import TableReader
 
 SETTLED_S = 1.5  # a frame is settled when the table has been at rest this long (the arm gone)
 MATCH_S = 6.0  # a reconstructed action matches a true one of the same kind within this time
+FIRST_READING_S = 1.0  # walls reported this soon after reading starts stood from the start
 
 
 @dataclass
@@ -85,6 +86,28 @@ def split_setup(
         start = events[rolls[1]].ts if len(rolls) > 1 else (events[-1].ts if events else 0.0)
     cut = sum(e.ts <= start for e in events)
     return events[:cut], events[cut:], start
+
+
+def walls_rise_s(
+    frames: Iterable[tuple[int, float, np.ndarray]], reader: TableReader, within_s: float = 120.0
+) -> float | None:
+    """Seconds into a video at which the first hand's walls are first seen rising: a recording
+    that starts before the machine raised them (a session filmed from its start). None when
+    the walls stand from the first reading (the video starts later: the time cannot be told
+    from it) or none rose within ``within_s``."""
+    first: float | None = None
+    read_at: float | None = None  # the first reading, which finds what stood from the start
+    for number, t, frame in frames:
+        first = t if first is None else first
+        if t - first > within_s:
+            return None
+        seen = reader.process(frame, t, number)
+        if read_at is None and reader.gate.whole is not None:
+            read_at = t
+        if any(o.zone == "wall" and o.count for o in seen):
+            assert read_at is not None
+            return t - first if t - read_at > FIRST_READING_S else None
+    return None
 
 
 def run_frames(

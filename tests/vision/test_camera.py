@@ -18,7 +18,7 @@ from referee.fusion import Fusion
 from referee.game.sim import Simulator
 from referee.game.table import Table
 from referee.hands import Wind
-from referee.tiles import NUM_KINDS, parse_tile
+from referee.tiles import NUM_KINDS, parse_tile, tile_name
 from vision.calibrate import calibrate, from_corners
 from vision.camera import TableReader, _alone
 from vision.camera_eval import action_key, run_frames
@@ -479,3 +479,43 @@ def test_a_meld_tile_is_read_without_the_sliver_of_its_neighbour_in_its_cell() -
     full = cell.copy()
     full[12:82, 0:94] = (235, 230, 215)
     assert _alone(Image.fromarray(full), felt, clamp=False)[1] == (0.0, 12.0, 94.0, 82.0)
+
+
+@pytest.mark.slow
+def test_a_session_filmed_from_its_start_is_placed_on_the_setup_logs_clock_by_its_walls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A recording starts with the machine's shuffle, before the walls rise, not at a deal:
+    `vision run` with what the table knows (players, seats, walls, dice) and no --start finds
+    the walls rising in the video and puts its first frame on the log's clock there, so each
+    discard is recorded at its own time (taking the video to start once the first wall was
+    broken put every action 7 s late, and the table link's next wall and dice out of step)."""
+    from referee.game.seen import table_knows
+    from referee.logread import read_log_file
+    from rig.cli import main
+    from vision.synth.video import render_video, truth_header
+
+    events = list(Simulator(seed=90417).run(1))
+    setup = tmp_path / "setup.jsonl"
+    setup.write_text("".join(e.to_json() + "\n" for e in table_knows(events)))
+    deal = next(e.ts for e in events if e.type == "deal")
+    spec = RenderSpec(960, 540, 5, "text", "low", 0, hovers=0, start=events[0].ts, end=deal + 16)
+    video = tmp_path / "session.mp4"
+    render_video(events, video, tmp_path / "truth.jsonl", spec)
+    log = tmp_path / "events.jsonl"
+    assert main(["vision", "run", str(video), "--setup", str(setup), "--events-out", str(log)]) == 0
+    said = capsys.readouterr().out
+    first = float(said.split("its first frame is ")[1].split(" s")[0])
+    assert abs(first - events[0].ts) <= 1.0, said  # the walls are reported once settled
+    truth = [a for a in truth_header(events, spec) if a["kind"] == "action"]
+    last = deal + 14  # a discard in the clip's last seconds is not recorded yet
+    want = [
+        (a["seat"], a["tile"], a["t"]) for a in truth if a["type"] == "discard" and a["t"] < last
+    ]
+    got = [
+        (e.payload.seat.name, tile_name(e.payload.tile), e.ts)  # type: ignore[attr-defined]
+        for e in read_log_file(log).sessions[0].events
+        if e.type == "discard"
+    ]
+    assert len(want) >= 3 and [g[:2] for g in got] == [w[:2] for w in want]
+    assert all(abs(g[2] - w[2]) <= 1.5 for g, w in zip(got, want, strict=True)), (got, want)

@@ -78,7 +78,7 @@ def edge_of(hand: HandState, seat: str) -> str:
 
 def layout_of(hand: HandState | None, winner: str | None = None) -> Layout:
     out = Layout()
-    if hand is None or not hand.wall.order:
+    if hand is None:  # a new wall stands from wall_built (the machine raised it), unbroken
         return out
     heights = hand.wall.stack_heights()
     for side, wind in enumerate(SEATS):  # each seat's wall and tiles at its place's edge
