@@ -32,7 +32,7 @@ from voice.audio_io import SR, write_wav
 from voice.scene import SEAT_INDEX, Scene, tile_clack
 from voice.verify import claims_from_events
 
-VERSION = "8"  # bump when the media change: the cache key
+VERSION = "9"  # bump when the media change: the cache key
 HAND_FOLDER = re.compile(r"v\d+-seed\d+-hand\d+-x[\d.]+")  # a hand's media, any version
 RENDER = RenderSpec(1280, 720, fps=5.0, style="text", pose="top", hovers=0)
 FOURCC = "HFYU"  # lossless: 1 MB a frame, 300-700 MB a hand in the cache

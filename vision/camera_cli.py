@@ -11,7 +11,6 @@ from typing import Any
 
 import cv2
 
-from referee.events import Event
 from referee.fusion import Fusion
 from referee.logread import read_log_file
 from vision.calibrate import Calibration, CalibrationError, calibrate, from_corners
@@ -24,7 +23,7 @@ from vision.camera_eval import (
     score,
     setup_events,
     split_setup,
-    walls_rise_s,
+    video_clock,
 )
 from vision.capture import CaptureError, live_frames, read_file
 from vision.detect import TileRecognizer
@@ -180,10 +179,11 @@ def _run(args: argparse.Namespace) -> int:
             if isinstance(exc, CalibrationError | ModelError)
             else f"{args.setup}: cannot read the setup log ({exc})"
         )
-    start = args.start
-    if start is None and not any(e.type == "deal" for e in setup) and _is_file(args.source):
-        start = _aligned_start(Path(args.source), setup, reader)
-    before, later, t0 = split_setup(setup, start)  # t0: the first frame, on the log's clock
+    video = Path(args.source) if _is_file(args.source) else None
+    fresh = TableReader(reader.recognizer, reader.calibration)  # for the walls rising in it
+    before, later, t0, notes = video_clock(setup, video, fresh, args.start)
+    for note in notes:
+        print(f"{args.setup}: {note}")
     table, seq = engine_from(before)
     show = Path(f"{args.source}.show.jpg") if args.show else None
     shown = [-1.0]
@@ -231,27 +231,6 @@ def _run(args: argparse.Namespace) -> int:
 
 def _is_file(source: str) -> bool:
     return not source.isdigit() and "://" not in source
-
-
-def _aligned_start(video: Path, setup: list[Event], reader: TableReader) -> float | None:
-    """The setup log's time of a video's first frame, from the walls rising in it: a session
-    filmed from its start (the machine's shuffle) has its walls raised at the table link's
-    first ``wall_built``. None where the video shows no walls rise (the default then: it
-    starts once the first wall was broken)."""
-    built = next((e.ts for e in setup if e.type == "wall_built"), None)
-    if built is None:
-        return None
-    try:
-        rise = walls_rise_s(read_file(video), TableReader(reader.recognizer, reader.calibration))
-    except CaptureError:
-        return None  # the run itself says what is wrong with the file
-    if rise is None:
-        return None
-    print(
-        f"the walls rise {rise:.1f} s into the video: its first frame is {built - rise:.1f} s "
-        "on the setup log's clock (--start to set it)"
-    )
-    return built - rise
 
 
 def _eval(args: argparse.Namespace) -> int:

@@ -15,10 +15,13 @@ import numpy as np
 
 from referee.events import Event, parse_line
 from referee.fusion import Fusion
+from referee.game.seen import table_knows
 from referee.game.table import Table
 from referee.records.walk import as_corrected
 from referee.tiles import tile_name
 from vision.camera import TableReader
+from vision.capture import CaptureError, read_file
+from vision.synth.table_state import ACTION_TYPES
 
 SETTLED_S = 1.5  # a frame is settled when the table has been at rest this long (the arm gone)
 MATCH_S = 6.0  # a reconstructed action matches a true one of the same kind within this time
@@ -108,6 +111,46 @@ def walls_rise_s(
             assert read_at is not None
             return t - first if t - read_at > FIRST_READING_S else None
     return None
+
+
+def holds_play(setup: Sequence[Event]) -> bool:
+    """A setup log that goes on past its first deal: a whole record (a simulation's, another
+    rig's), whose play is the camera's to see, and whose next hands' walls and dice are the
+    table link's to tell: given as it was, every hand after the first was lost."""
+    deal = next((i for i, e in enumerate(setup) if e.type == "deal"), len(setup))
+    return any(e.type in ACTION_TYPES for e in setup[deal + 1 :])
+
+
+def video_clock(
+    setup: Sequence[Event], video: Path | None, reader: TableReader, start: float | None = None
+) -> tuple[list[Event], list[Event], float, list[str]]:
+    """:func:`split_setup` for a video: a whole record is cut to what a table tells its rig
+    (:func:`holds_play`), and where nothing says when the video starts (no ``start``, no deal
+    told) the walls rising in it put its first frame on the log's clock (a session filmed from
+    its start). Also what was decided, to say. ``reader``: a fresh one, for the walls."""
+    notes: list[str] = []
+    events = list(setup)
+    if holds_play(events):
+        events = table_knows(events)
+        notes.append(
+            "a whole record (its play goes on past the deal): the camera is told only what a "
+            "table tells the rig (players, seats, each hand's wall and dice)"
+        )
+    built = next((e.ts for e in events if e.type == "wall_built"), None)
+    told_deal = any(e.type == "deal" for e in events)
+    if start is None and video is not None and built is not None and not told_deal:
+        try:
+            rise = walls_rise_s(read_file(video), reader)
+        except CaptureError:
+            rise = None  # the run itself says what is wrong with the file
+        if rise is not None:
+            start = built - rise
+            notes.append(
+                f"the walls rise {rise:.1f} s into the video: its first frame is "
+                f"{start:.1f} s on the setup log's clock (--start to set it)"
+            )
+    before, later, t0 = split_setup(events, start)
+    return before, later, t0, notes
 
 
 def run_frames(

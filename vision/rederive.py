@@ -3,7 +3,8 @@
 A camera log (``mjref vision run --events-out``) holds the setup that other sources gave (the
 session, the wall, the deal), the camera's observations, and the game events fusion drew from
 them, each citing its observation. Re-deriving runs the recording again — the same frames on
-the same clock (the video starts at the deal, as ``vision run`` has it) — through the models of
+the same clock (``vision run``'s: at the deal it was told, else from the setup and the walls
+rising in the video, ``vision.camera_eval.video_clock``) — through the models of
 another folder, feeds fusion and the engine as the rig would, and compares the new record with
 the old one event by event (``referee.review.diff``). The same models give the same record, so
 any difference is the models' (or the rules') doing, not chance.
@@ -27,7 +28,7 @@ from referee.fusion import Fusion, FusionAlert
 from referee.review.diff import Rederived, compare
 from vision.calibrate import Calibration, CalibrationError
 from vision.camera import TableReader
-from vision.camera_eval import Others, engine_from, run_frames
+from vision.camera_eval import Others, engine_from, run_frames, video_clock
 from vision.capture import CaptureError, read_file
 from vision.detect import TileRecognizer
 from vision.onnx_model import ModelError
@@ -83,12 +84,6 @@ def rederive(
             f"{log}: no camera event in it; expected the log `mjref vision run --events-out` "
             "writes (the events cite the camera's observations)"
         )
-    deal = next((i for i, e in enumerate(events) if e.type == "deal"), None)
-    if deal is None:
-        raise RederiveError(f"{log}: no deal; the camera's record starts at the deal")
-    setup = list(events[: deal + 1])
-    if frames is None:
-        frames = read_file(find_video(log, video), setup[-1].ts)
     if not models.is_dir():
         raise RederiveError(f"--models {models}: not a folder (expected one like models/)")
     try:
@@ -96,9 +91,19 @@ def rederive(
         cal = Calibration.load(calibration) if calibration else None
     except (ModelError, CalibrationError) as exc:
         raise RederiveError(str(exc)) from None
+    deal = next((i for i, e in enumerate(events) if e.type == "deal"), None)
+    if deal is not None and events[deal].source is not Source.VISION:  # a deal told, seen
+        setup, later = list(events[: deal + 1]), list(events[deal + 1 :])
+        t0 = setup[-1].ts  # the video starts at the deal, as `vision run` has it
+    else:  # a real table's setup (players, seats, walls, dice): the clock `vision run` took
+        path = find_video(log, video) if frames is None else None
+        told = [e for e in events if e.source is not Source.VISION]
+        setup, later, t0, _ = video_clock(told, path, TableReader(recognizer, cal))
+    if frames is None:
+        frames = read_file(find_video(log, video), t0)
     table, seq = engine_from(setup)
     fusion = Fusion(table, seq)
-    others = Others(fusion, [e for e in events[deal + 1 :] if e.source is not Source.VISION])
+    others = Others(fusion, [e for e in later if e.source is not Source.VISION])
     try:
         run_frames(
             frames,

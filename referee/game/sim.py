@@ -49,6 +49,7 @@ from referee.tiles import NUM_KINDS, Tile
 
 DEFAULT_PLAYERS = ("Ann", "Bo", "Chen", "Dai")
 _CONSTRUCT = True  # build payloads without validation (the simulator only makes legal ones)
+NEXT_WALL_S = 15.0  # from a hand's end to the next wall raised: shown, scored, the tiles put away
 
 
 _ONE_HAND = (Discard, Draw, ReplacementDraw, FlowerSetAside)  # events that change one seat's tiles
@@ -199,7 +200,10 @@ class Simulator:
         rng = self.table_rng
         tiles = list(self._tile_set)
         rng.shuffle(tiles)
-        yield self._emit(_p(WallBuilt, tiles=tuple(tiles)))
+        # after a hand, its tiles lie shown while it is checked and scored, then go into the
+        # machine, which raises the next walls: not the 0.5–3 s between two discards
+        pause = NEXT_WALL_S if self.table.state.results else 0.0
+        yield self._emit(_p(WallBuilt, tiles=tuple(tiles)), delay=pause)
         if self.profile.dice:
             d1 = (rng.randint(1, 6), rng.randint(1, 6))
             yield self._emit(_p(DiceRolled, seat=Wind.E, dice=d1))

@@ -482,14 +482,17 @@ def test_a_meld_tile_is_read_without_the_sliver_of_its_neighbour_in_its_cell() -
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("given", ["table", "record"])
 def test_a_session_filmed_from_its_start_is_placed_on_the_setup_logs_clock_by_its_walls(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: str
 ) -> None:
     """A recording starts with the machine's shuffle, before the walls rise, not at a deal:
     `vision run` with what the table knows (players, seats, walls, dice) and no --start finds
     the walls rising in the video and puts its first frame on the log's clock there, so each
     discard is recorded at its own time (taking the video to start once the first wall was
-    broken put every action 7 s late, and the table link's next wall and dice out of step)."""
+    broken put every action 7 s late, and the table link's next wall and dice out of step).
+    Given the simulation's whole record instead, it is told only that part of it (the record's
+    deal had started the video at the deal, and no later hand's wall or dice were told)."""
     from referee.game.seen import table_knows
     from referee.logread import read_log_file
     from rig.cli import main
@@ -497,7 +500,8 @@ def test_a_session_filmed_from_its_start_is_placed_on_the_setup_logs_clock_by_it
 
     events = list(Simulator(seed=90417).run(1))
     setup = tmp_path / "setup.jsonl"
-    setup.write_text("".join(e.to_json() + "\n" for e in table_knows(events)))
+    told = table_knows(events) if given == "table" else events
+    setup.write_text("".join(e.to_json() + "\n" for e in told))
     deal = next(e.ts for e in events if e.type == "deal")
     spec = RenderSpec(960, 540, 5, "text", "low", 0, hovers=0, start=events[0].ts, end=deal + 16)
     video = tmp_path / "session.mp4"

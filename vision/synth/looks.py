@@ -7,7 +7,7 @@ with dark blue backs, bare forearms out of dark sleeves, a softer lens and the b
 compressed stream; it found where the camera broke, and the fixes were measured on it. ``hall``
 was written down before any figure of it was seen and is never used for tuning: a cool grey felt
 under bright, bluish strip lights, white tiles with green backs, short red sleeves over dark
-skin, a slightly soft lens (the bench also passes it through a real video codec).
+skin, a slightly soft lens, an MJPEG stream of middling quality.
 """
 
 from __future__ import annotations
@@ -67,5 +67,6 @@ LOOKS = {
         forearm=0.7,
         noise=4.0,
         blur=0.8,
+        jpeg=75,  # the rig's camera streams MJPEG (hardware/BOM.md): JPEG frames, not too fine
     ),
 }
