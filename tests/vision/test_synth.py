@@ -72,3 +72,37 @@ def test_the_last_roll_s_dice_lie_in_the_middle_of_the_rendered_table() -> None:
         u, v = (round(c) for c in to_pixel(x, y, renderer.scale))
         die, felt = plane[v - r : v + r, u - r : u + r], bare[v - r : v + r, u - r : u + r]
         assert (die.min(2) > 200).mean() > 0.3 and (felt.min(2) > 200).mean() == 0
+
+
+def test_the_camera_sees_a_standing_tiles_back_and_a_new_wall_from_wall_built() -> None:
+    """Players face their tiles, so the camera above the table's middle sees a standing
+    tile's back below its top, not the pale edge of a lying tile (a look with pale edges had
+    its standing hands read as lying tiles); and a hand's walls stand from the table link's
+    wall_built (the machine raised them), unbroken, not from the break."""
+    from referee.game.sim import Simulator
+    from vision.synth.looks import LOOKS
+    from vision.synth.table_state import Layout, Placed, replay_layouts
+    from vision.synth.video import POSES, TableRenderer
+    from vision.zones import slot, to_pixel
+
+    look = LOOKS["hall"]
+    renderer = TableRenderer(1280, 720, POSES["hall"], seed=1, look=look)
+    plane = renderer.draw_layout(
+        Layout(tiles={"E/river/0": Placed("5p")}, standing={s: 13 for s in "ESWN"})
+    )
+    edge = np.array(look.side, np.float32)
+
+    def edge_pixels(x: float, y: float) -> int:
+        u, v = (round(c) for c in to_pixel(x, y, renderer.scale))
+        r = round(40 * renderer.scale)
+        return int((np.abs(plane[v - r : v + r, u - r : u + r] - edge).max(2) < 1).sum())
+
+    assert edge_pixels(slot("E", "river", 0).x, slot("E", "river", 0).y) > 0
+    for seat in "ESWN":
+        middle = slot(seat, "hand", 6)
+        assert edge_pixels(middle.x, middle.y) == 0, seat
+
+    events = list(Simulator(seed=3).run(1))
+    built = next(e.ts for e in events if e.type == "wall_built")
+    walls = {t: sum(layout.wall.values()) for t, _, layout in replay_layouts(events)}
+    assert walls[built] == 136  # 4 × 17 stacks of 2

@@ -53,6 +53,7 @@ STYLES = ("glyph", "text")  # tile faces; "text" is kept out of tuning (the held
 DIE_MM = 16.0
 DICE_AT = ((-14.0, 10.0), (15.0, -8.0))  # the middle of the table, inside the four rivers
 REACH_S, LEAVE_S = 0.8, 0.6  # an arm arrives this long before an action and leaves after it
+STANDING_SHADE = 0.75  # a standing tile's back, lit from above, against its top
 
 
 @dataclass(frozen=True)
@@ -199,13 +200,21 @@ class TableRenderer:
         f = z / max(cz - z, 1.0)
         return (x - cx) * f, (y - cy) * f
 
-    def _put(self, img: np.ndarray, x: float, y: float, face: np.ndarray, z: float) -> None:
+    def _put(
+        self,
+        img: np.ndarray,
+        x: float,
+        y: float,
+        face: np.ndarray,
+        z: float,
+        side: np.ndarray | None = None,
+    ) -> None:
         """Paste a face (already turned) centred at table (x, y), lifted to height z, with its
-        side band below it."""
+        side band below it (``side``: its colour, by default a lying tile's edge)."""
         h, w = face.shape[:2]
         u, v = to_pixel(x, y, self.scale)
         dx, dy = self._parallax(x, y, z)
-        side = np.array(self.look.side, np.float32)
+        side = np.array(self.look.side, np.float32) if side is None else side
         for k in np.linspace(0.0, 1.0, 4):  # the side: the face swept down to the felt
             su, sv = u + dx * k * self.scale, v - dy * k * self.scale
             _paste(img, side, round(su - w / 2), round(sv - h / 2), w, h)
@@ -229,7 +238,9 @@ class TableRenderer:
             for i in range(min(count, 14)):
                 s = slot(seat, "hand", i)
                 top = _standing_top(self.scale, self.back)
-                self._put(img, s.x, s.y, _turn(top, s.angle), TILE_H)
+                # the camera, above the table's middle, sees a standing tile's back (players
+                # face their tiles), in the shade of a vertical surface
+                self._put(img, s.x, s.y, _turn(top, s.angle), TILE_H, self.back * STANDING_SHADE)
         for key, placed in sorted(layout.tiles.items()):
             s = _slot_of(key)
             # the slot picks the face's variant (crc32, not hash(): str hashes change with
