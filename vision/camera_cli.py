@@ -199,11 +199,7 @@ def _run(args: argparse.Namespace) -> int:
                 print(event.to_json(), file=out)
             fusion = Fusion(table, seq, on_event=lambda e: print(e.to_json(), file=out))
             others = Others(fusion, later)  # the next hands' walls and dice, in their time
-            source = (
-                read_file(Path(args.source), t0)
-                if _is_file(args.source)
-                else live_frames(args.source)
-            )
+            source = read_file(video, t0) if video is not None else live_frames(args.source)
 
             first: list[float] = []
 
