@@ -39,7 +39,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
@@ -54,9 +53,9 @@ from vision.detect import TileRecognizer  # noqa: E402
 from vision.synth.video import (  # noqa: E402
     POSES,
     RenderSpec,
-    camera_homography,
     frames,
     render_video,
+    shown_at,
     truth_header,
 )
 
@@ -161,16 +160,7 @@ def rectification_px(reader: TableReader, spec: RenderSpec) -> float:
     if reader.calibration is None:
         return float("inf")
     grid = np.array([(x, y) for x in range(-500, 501, 100) for y in range(-500, 501, 100)], float)
-    hom, _ = camera_homography(POSES[spec.pose], spec.width, spec.height)
-    ideal = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), hom).reshape(-1, 2)
-    # the renderer distorts by sampling at c + (p - c)(1 + k1 r²): the point shown at p is
-    # the ideal one that formula gives, found by fixed-point iteration
-    centre = np.array([spec.width / 2, spec.height / 2])
-    r0, k1 = max(spec.width, spec.height) / 2, POSES[spec.pose].k1
-    shown = ideal.copy()
-    for _ in range(20):
-        r2 = (((shown - centre) / r0) ** 2).sum(1, keepdims=True)
-        shown = centre + (ideal - centre) / (1 + k1 * r2)
+    shown = shown_at(POSES[spec.pose], spec.width, spec.height, grid)
     return float(np.abs(reader.calibration.project(grid) - shown).max())
 
 

@@ -62,7 +62,6 @@ class Gate:
     occluder: np.ndarray | None = None
     first_views: list[tuple[float, np.ndarray]] = field(default_factory=list)  # until ready
     motion: float = MOTION  # set from the noise seen before reading starts
-    touch: float = TOUCH
     noise: list[float] = field(default_factory=list)  # frame-to-frame, until ready
 
     def __post_init__(self) -> None:
@@ -85,7 +84,6 @@ class Gate:
         if prev is not view:  # the robust sigma of a still pixel's change (arms are few)
             self.noise.append(1.4826 * float(np.median(np.abs(view - prev))))
             self.motion = max(MOTION, NOISE_K * float(np.median(self.noise)))
-            self.touch = TOUCH * self.motion / MOTION
         if len(self.first_views) < round(START_WAIT_S / 0.2) + 1 and (
             t - self.first_seen >= 0.2 * len(self.first_views) - 1e-6
         ):
@@ -129,6 +127,11 @@ class Gate:
                 due.append(key)
         self.occluder = self._arms(np.abs(view - self.whole) > self.motion)  # (not where it was)
         return due
+
+    @property
+    def touch(self) -> float:
+        """A stack's top tile taken, above this camera's noise as ``TOUCH`` is above ours."""
+        return TOUCH * self.motion / MOTION
 
     def touched(self, seat: str, zone: str, view: np.ndarray) -> bool:
         """Whether a zone differs clearly from its last reading (``TOUCH``), not by noise:

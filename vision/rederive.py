@@ -84,6 +84,7 @@ def rederive(
             f"{log}: no camera event in it; expected the log `mjref vision run --events-out` "
             "writes (the events cite the camera's observations)"
         )
+    path = find_video(log, video) if frames is None else None  # (as before: its error first)
     if not models.is_dir():
         raise RederiveError(f"--models {models}: not a folder (expected one like models/)")
     try:
@@ -96,11 +97,11 @@ def rederive(
         setup, later = list(events[: deal + 1]), list(events[deal + 1 :])
         t0 = setup[-1].ts  # the video starts at the deal, as `vision run` has it
     else:  # a real table's setup (players, seats, walls, dice): the clock `vision run` took
-        path = find_video(log, video) if frames is None else None
         told = [e for e in events if e.source is not Source.VISION]
         setup, later, t0, _ = video_clock(told, path, TableReader(recognizer, cal))
-    if frames is None:
-        frames = read_file(find_video(log, video), t0)
+    if path is not None:
+        frames = read_file(path, t0)
+    assert frames is not None
     table, seq = engine_from(setup)
     fusion = Fusion(table, seq)
     others = Others(fusion, [e for e in later if e.source is not Source.VISION])

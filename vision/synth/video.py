@@ -74,10 +74,10 @@ POSES = {
     "tilted": CameraPose(height=1400.0, tilt=7.0, yaw=2.0, aim_y=10.0, k1=-0.01),
     "high": CameraPose(height=1600.0, tilt=3.0, yaw=-3.0, aim_x=15.0),
     "low": CameraPose(height=1300.0, tilt=9.0, yaw=-5.0, aim_x=-10.0, k1=-0.015),  # held out
-    # the venue look's camera (never used for tuning): lower, tilted and turned further, off
-    # centre, a wider lens's stronger barrel
+    # the venue look's camera (the fixes of #37 were measured on it): lower, tilted and turned
+    # further, off centre, a wider lens's stronger barrel
     "venue": CameraPose(height=1250.0, tilt=11.0, yaw=7.0, aim_x=12.0, aim_y=-8.0, k1=-0.03),
-    # the hall look's camera (never used for tuning): higher, turned the other way
+    # the hall look's camera (no threshold set on it): higher, turned the other way
     "hall": CameraPose(height=1550.0, tilt=4.0, yaw=-9.0, aim_x=-20.0, aim_y=15.0, k1=-0.02),
 }
 
@@ -157,6 +157,7 @@ class TableRenderer:
         self.faces = FaceCache(style, self.scale, seed, crops or {}, look)
         self.hom, self.centre = camera_homography(pose, width, height)
         self.plane_hom = self.hom @ plane_to_mm(self.scale)
+        # drawn even where the look sets them: the seed's later draws stay as they were
         self.felt = np.array(self.rng.choice(FELTS), np.float32) + self.rng.uniform(-12, 12)
         if look.felt is not None:
             self.felt = np.array(look.felt, np.float32)
@@ -382,6 +383,21 @@ def _distortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, np
     nx, ny = (xx - cx) / r0, (yy - cy) / r0
     f = 1 + k1 * (nx * nx + ny * ny)
     return (nx * f * r0 + cx).astype(np.float32), (ny * f * r0 + cy).astype(np.float32)
+
+
+def shown_at(pose: CameraPose, width: int, height: int, points: np.ndarray) -> np.ndarray:
+    """Where the camera shows table points (mm, N×2) in its frame, its lens included: the
+    pixel p whose sample :func:`_distortion_maps` takes at the point's ideal pixel, found by
+    fixed-point iteration (the truth a calibration is measured against)."""
+    hom, _ = camera_homography(pose, width, height)
+    ideal = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), hom)
+    ideal = ideal.reshape(-1, 2)
+    centre, r0 = np.array([width / 2, height / 2]), max(width, height) / 2
+    shown = ideal.copy()
+    for _ in range(20):
+        r2 = (((shown - centre) / r0) ** 2).sum(1, keepdims=True)
+        shown = centre + (ideal - centre) / (1 + pose.k1 * r2)
+    return shown
 
 
 # ---- whole videos ----------------------------------------------------------------------------
