@@ -7,7 +7,10 @@ with dark blue backs, bare forearms out of dark sleeves, a softer lens and the b
 compressed stream; it found where the camera broke, and the fixes were measured on it. ``hall``
 was written down before any figure of it was seen, and no threshold was set on it: a cool grey felt
 under bright, bluish strip lights, white tiles with green backs, short red sleeves over dark
-skin, a slightly soft lens, an MJPEG stream of middling quality.
+skin, a slightly soft lens, an MJPEG stream of middling quality. Once the hall had been measured,
+``club`` was written down the same way, before any figure of it was seen: a burgundy felt under
+neutral LED light, ivory tiles with orange backs, white shirt sleeves (as pale as a tile's face),
+a soft lens and a coarse stream, and a camera turned further than any other.
 """
 
 from __future__ import annotations
@@ -68,5 +71,21 @@ LOOKS = {
         noise=4.0,
         blur=0.8,
         jpeg=75,  # the rig's camera streams MJPEG (hardware/BOM.md): JPEG frames, not too fine
+    ),
+    "club": TableLook(  # written down after the hall was measured, before any figure of its own
+        felt=(96, 30, 42),
+        body=(240, 232, 204),
+        side=(182.0, 170.0, 140.0),
+        back=(214, 128, 36),
+        gain=0.9,
+        tint=(1.0, 1.0, 0.95),
+        vignette=0.25,
+        sleeve=(226, 226, 232),
+        skin=(206, 152, 122),
+        sleeve_mm=100.0,
+        forearm=0.3,
+        noise=5.0,
+        blur=1.0,
+        jpeg=60,
     ),
 }

@@ -79,6 +79,8 @@ POSES = {
     "venue": CameraPose(height=1250.0, tilt=11.0, yaw=7.0, aim_x=12.0, aim_y=-8.0, k1=-0.03),
     # the hall look's camera (no threshold set on it): higher, turned the other way
     "hall": CameraPose(height=1550.0, tilt=4.0, yaw=-9.0, aim_x=-20.0, aim_y=15.0, k1=-0.02),
+    # the club look's camera (written down with it): turned furthest, tilted towards one side
+    "club": CameraPose(height=1400.0, tilt=8.0, yaw=14.0, aim_x=8.0, aim_y=20.0, k1=-0.025),
 }
 
 
