@@ -465,9 +465,10 @@ def _face_lines(share: np.ndarray) -> np.ndarray:
 
 
 def _framed(pale: np.ndarray) -> np.ndarray:
-    """``pale`` with what it encloses: a face is a pale frame round its glyph. On a light felt
-    a small glyph, blurred, comes out as grey as the felt and passed for felt: a grey-blue felt's
-    river faces filled 0.29–0.41 of their cells, under the 0.45 of a tile (the hall look)."""
+    """``pale`` with what it encloses: a face is a pale frame round its glyph. On a light felt,
+    once the light has dimmed since the felt was measured, a white face is under the tile test's
+    1.6 × the felt and its blurred glyph as grey as the felt: the hall look's river faces filled
+    0.29–0.41 of their cells, under a tile's 0.45."""
     closed = cv2.morphologyEx(pale.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     outside = np.pad(closed, 1)
     cv2.floodFill(outside, None, (0, 0), 1)

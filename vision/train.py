@@ -471,7 +471,9 @@ def _camera_look(t: Any, rng: np.random.Generator) -> Any:
     if rng.random() < 0.7:
         quality = int(rng.integers(25, 90))
         _ok, data = cv2.imencode(".jpg", img[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, quality])
-        img = cv2.imdecode(data, cv2.IMREAD_COLOR)[..., ::-1]
+        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        assert decoded is not None
+        img = decoded[..., ::-1]
     img = cv2.resize(np.ascontiguousarray(img), (crop, crop), interpolation=cv2.INTER_LINEAR)
     return torch.from_numpy(img).permute(2, 0, 1).float() / 255.0
 
