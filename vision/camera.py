@@ -62,6 +62,7 @@ RUNNER_UP_P = 0.005  # … each at least this likely
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
 WHITE_OVER_FELT = 1.4  # the paper round the markers is this much brighter than the felt
 FACE_FRAME = 1.5  # a face's pale frame is this much brighter than the felt, all round its glyph
+LIGHT_BAND = 1.25  # the felt's grey level is followed among the levels this near it
 
 
 @dataclass
@@ -80,6 +81,8 @@ class TableReader:
     notices: list[Notice] = field(default_factory=list)
     felt: np.ndarray | None = None
     balance: np.ndarray | None = None  # per-channel gains from the markers' white paper
+    level: float | None = None  # the felt's grey level when it was measured …
+    light: float = 1.0  # … and the light now against then (a venue's light drifts)
     last_drift: float = -1e9
     reads: int = 0  # slots classified (the cost the gate saves)
     unsettled: set[tuple[str, str]] = field(default_factory=set)
@@ -92,7 +95,8 @@ class TableReader:
         if not self._calibrated(frame, t):
             return []
         assert self.calibration is not None
-        view = self._gate_view(frame)
+        view, median = self._gate_view(frame)
+        self._follow_light(view * median)
         out: list[ZoneSeen] = []
         for key in self.hidden:  # occlusion is a state of now: cleared, then set again
             self.stabiliser.occlude(key, False)
@@ -211,7 +215,8 @@ class TableReader:
         gains: np.ndarray = np.clip(white.mean() / white, 0.5, 2.0)
         return gains
 
-    def _gate_view(self, frame: np.ndarray) -> np.ndarray:
+    def _gate_view(self, frame: np.ndarray) -> tuple[np.ndarray, float]:
+        """The table from above in grey, small, over its median; and that median."""
         grey = cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY)
         factor = max(1, grey.shape[0] // 360)
         small = cv2.resize(
@@ -226,8 +231,22 @@ class TableReader:
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         ).astype(np.float32)
         view = cv2.GaussianBlur(warped, (3, 3), 0.8)  # sensor noise is not motion
-        out: np.ndarray = view / max(float(np.median(view)), 1.0)
-        return out
+        level = max(float(np.median(view)), 1.0)
+        out: np.ndarray = view / level
+        return out, level
+
+    def _follow_light(self, grey: np.ndarray) -> None:
+        """The light now against when the felt was measured, from the grey levels near the
+        felt's (tiles, arms and the rim are far from it, and come and go): a venue's light
+        drifts, and a face on a light felt is only ~1.5 × the felt. Kept where the felt hardly
+        shows."""
+        ref = self.level * self.light if self.level else float(np.median(grey))
+        near = grey[(grey > ref / LIGHT_BAND) & (grey < ref * LIGHT_BAND)]
+        if near.size < grey.size // 5:
+            return
+        now = float(np.median(near))
+        self.level = self.level or now
+        self.light = now / self.level
 
     def _felt(self, frame: np.ndarray) -> np.ndarray:
         centre = self._warp(frame, (-80.0, -80.0, 80.0, 80.0), 1.0).reshape(-1, 3)
@@ -264,7 +283,8 @@ class TableReader:
                 to_name.append((i, _upright(cell, s, sideways), sideways))
         if to_name:
             assert self.felt is not None
-            boxed = [_alone(img, self.felt, clamp=zone == "hand") for _, img, _ in to_name]
+            felt = self.felt * self.light
+            boxed = [_alone(img, felt, clamp=zone == "hand") for _, img, _ in to_name]
             crops = [tile_crop(img, box, self.recognizer.crop) for img, box in boxed]
             probs = self.recognizer.classify_crops(crops)
             self.reads += len(crops)
@@ -285,9 +305,10 @@ class TableReader:
         judged at 1 px/mm (every other pixel of the cell)."""
         assert self.felt is not None
         c = cell[::2, ::2]
-        felt_sum = float(self.felt.sum()) + 1.0
+        felt = self.felt * self.light
+        felt_sum = float(felt.sum()) + 1.0
         total = c.sum(2) + 1.0
-        chroma = np.abs(c / total[..., None] - self.felt / felt_sum).sum(2)
+        chroma = np.abs(c / total[..., None] - felt / felt_sum).sum(2)
         bright = total / felt_sum
         top = c.max(2)
         tile = (chroma > 0.12) | (bright > 1.6) | (bright < 0.45)

@@ -240,6 +240,33 @@ def test_white_faces_on_a_light_felt_are_tiles_when_the_light_has_dimmed(
     assert sorted(river) == sorted(tiles)
 
 
+def test_the_felt_is_followed_as_the_light_dims(recognizer: TileRecognizer) -> None:
+    """The hall again, pungs of dots in every meld: a 1p's or 2p's face is mostly the glyph's
+    white, and at the table's far edge the light felt is brighter than at its centre, where it
+    was measured. Once the light has dimmed a tenth the felt measured then is no longer the
+    felt: 19 of these 108 meld tiles were missed (renderer seeds 0–2) until the felt's level
+    was followed."""
+    tiles = {
+        f"{seat}/meld/{m * 4 + c}": Placed(["1p", "2p", "9p"][m], sideways=c == m)
+        for seat in "ESWN"
+        for m in range(3)
+        for c in range(3)
+    }
+    missing = []
+    for seed in range(3):
+        renderer = TableRenderer(1920, 1080, POSES["hall"], seed=seed, look=LOOKS["hall"])
+        plane = renderer.draw_layout(Layout(tiles=tiles))
+        reader = TableReader(recognizer)
+        reader.process(renderer.film(plane, 11.0, []), 0.0, 0)
+        for i in range(1, 12):
+            reader.process(renderer.film(plane, 33.0 + i / 5, []), i / 5, i)
+        assert 0.88 < reader.light < 0.93  # the renderer's light at t=33 against t=11
+        seen = reader.slot_labels()
+        missing += [f"{seed} {k}" for k in tiles if k not in seen]
+        assert all(seen[k].rstrip("^") == tiles[k].tile for k in tiles if k in seen)
+    assert len(missing) <= 1, missing
+
+
 def test_a_claimed_tile_is_seen_sideways_by_its_face_at_the_venue(
     recognizer: TileRecognizer,
 ) -> None:
