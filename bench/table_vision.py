@@ -62,8 +62,8 @@ from vision.synth.video import (  # noqa: E402
 FIRST_SEED = 9001
 # visual domains: (tile faces, camera pose, table look). studio: where the thresholds were
 # first set; held-out: faces and pose kept out of tuning; venue: everything else too, and the
-# domain the fixes of #37 were measured on; hall: never used for tuning, measured unseen once;
-# club: written down after that, measured unseen once (vision/synth/looks.py)
+# domain the fixes of #37 were measured on; hall: measured unseen once, then where the light
+# felt's fixes were found; club: written down after that, never tuned on (vision/synth/looks.py)
 DOMAINS = {
     "studio": ("glyph", "top", "standard"),
     "held-out": ("text", "low", "standard"),

@@ -5,9 +5,11 @@ vision/ were first set on. ``venue`` was made to differ from it in everything a 
 may: a wooden-brown felt and warm, dim light falling off towards the corners, cream tile bodies
 with dark blue backs, bare forearms out of dark sleeves, a softer lens and the blocks of a
 compressed stream; it found where the camera broke, and the fixes were measured on it. ``hall``
-was written down before any figure of it was seen, and no threshold was set on it: a cool grey felt
-under bright, bluish strip lights, white tiles with green backs, short red sleeves over dark
-skin, a slightly soft lens, an MJPEG stream of middling quality. Once the hall had been measured,
+was written down before any figure of it was seen: a cool grey felt under bright, bluish strip
+lights, white tiles with green backs, short red sleeves over dark skin, a slightly soft lens, an
+MJPEG stream of middling quality. Measured unseen once, it then showed where a light felt broke
+the slot test (white faces once the light had dimmed), and those fixes were measured on it. Once
+the hall had been measured,
 ``club`` was written down the same way, before any figure of it was seen: a burgundy felt under
 neutral LED light, ivory tiles with orange backs, white shirt sleeves (as pale as a tile's face),
 a soft lens and a coarse stream, and a camera turned further than any other.
@@ -56,7 +58,7 @@ LOOKS = {
         blur=1.2,
         jpeg=45,
     ),
-    "hall": TableLook(  # measured once unseen (bench/README.md); the pipeline never tuned on it
+    "hall": TableLook(  # measured once unseen (bench/README.md), then the light felt's fixes
         felt=(92, 104, 116),
         body=(246, 246, 240),
         side=(196.0, 196.0, 186.0),
