@@ -6,6 +6,10 @@ occlusion is a state (shown, counted) and never deletes or changes a tile. The c
 committed slot is the share of readings that agreed times the recognizer's mean confidence; its
 runners-up (``alternatives``: what else the recognizer thought it might be, and how likely) are
 kept too, for the core to weigh against the rules (a tile the player cannot hold is not it).
+A face the recognizer is unsure of (agreeing readings under ``sure`` on average) is read again,
+up to ``patience`` readings, and then is the tile with the most probability over all of them:
+a small, soft face flickers between two or three tiles (a 2p read 3p, 3p, 2p, 2p), and the first
+two readings that agree are not always the right ones.
 A slot the record has named (``name``: the reading the rules took) keeps that tile and its
 sideways mark until the slot is seen empty: river and meld tiles never change, and a later
 misreading of a tile already known would only be noise.
@@ -35,10 +39,15 @@ class SlotState:
         return bool(self.recent)
 
 
+NOT_TILES = ("empty", "back")
+
+
 @dataclass
 class Stabiliser:
     agree: int = 2
     window: int = 3
+    sure: float = 0.6
+    patience: int = 6
     slots: dict[str, SlotState] = field(default_factory=dict)
 
     def state(self, key: str) -> SlotState:
@@ -63,16 +72,23 @@ class Stabiliser:
             reading, alternatives = s.reading, ()  # sure (an arm's shadow going, the tile taken)
         if reading == s.reading and not s.recent and not doubted:
             return False
-        s.recent = [*s.recent, (reading, conf, alternatives)][-self.window :]
-        votes = Counter(r for r, _, _ in s.recent)
+        s.recent = [*s.recent, (reading, conf, alternatives)][-self.patience :]
+        last = s.recent[-self.window :]
+        votes = Counter(r for r, _, _ in last)
         best, n = votes.most_common(1)[0]
         if n < self.agree:
             return False
-        agreed = [(c, a) for r, c, a in s.recent if r == best]
+        agreed = [(c, a) for r, c, a in last if r == best]
+        confidence = n / len(last) * sum(c for c, _ in agreed) / len(agreed)
+        alternatives = _mean(a for _, a in agreed)
+        unsure = best[0] not in NOT_TILES and not s.named
+        if unsure and sum(c for c, _ in agreed) / len(agreed) < self.sure:
+            if len(s.recent) < self.patience:
+                return False
+            best, confidence, alternatives = _most_likely(s.recent)
         changed = best != s.reading
         s.reading, s.named = best, s.named and best[0] != "empty"
-        s.confidence = n / len(s.recent) * sum(c for c, _ in agreed) / len(agreed)
-        s.alternatives = _mean(a for _, a in agreed)
+        s.confidence, s.alternatives = confidence, alternatives
         s.recent = []
         return changed
 
@@ -86,3 +102,22 @@ def _mean(readings: Iterable[Alternatives]) -> Alternatives:
             total[label] = total.get(label, 0.0) + p
     ranked = sorted(total.items(), key=lambda item: -item[1])
     return tuple((label, round(p / len(got), 4)) for label, p in ranked)
+
+
+def _most_likely(
+    recent: list[tuple[Reading, float, Alternatives]],
+) -> tuple[Reading, float, Alternatives]:
+    """The tile with the most probability over the readings of a face (its sideways mark the
+    one most of them saw), its mean probability, and the others'."""
+    faces = [(r, c, a) for r, c, a in recent if r[0] not in NOT_TILES]
+    total: dict[str, float] = {}
+    for (label, _), c, alternatives in faces:
+        for other, p in ((label, c), *alternatives):
+            total[other] = total.get(other, 0.0) + p
+    ranked = [
+        (label, round(p / len(faces), 4))
+        for label, p in sorted(total.items(), key=lambda item: -item[1])
+    ]
+    best = ranked[0][0]
+    sideways = Counter(r[1] for r, _, _ in faces).most_common(1)[0][0]
+    return (best, sideways), ranked[0][1], tuple(ranked[1:])

@@ -15,6 +15,27 @@ def test_a_reading_is_committed_when_two_of_three_agree_with_its_runners_up() ->
     assert state.alternatives == (("2p", 0.3), ("7m", 0.05))  # averaged over both
 
 
+def test_an_unsure_face_is_read_again_and_is_the_tile_most_likely_over_its_readings() -> None:
+    """A 2p of the venue's bench session (seed 90418), small and soft: its first two readings
+    agreed on 3p, unsure, and the record took a 3p discard."""
+    s = Stabiliser()
+    readings = [
+        ("3p", 0.43, (("2p", 0.415), ("C", 0.03))),
+        ("3p", 0.46, (("2p", 0.355),)),
+        ("2p", 0.48, (("3p", 0.378),)),
+        ("2p", 0.55, (("3p", 0.3),)),
+        ("2p", 0.5, (("3p", 0.35),)),
+    ]
+    for label, conf, alternatives in readings:
+        assert not s.see("W/river/4", (label, False), conf, alternatives)
+        assert s.state("W/river/4").pending
+    assert s.see("W/river/4", ("3p", False), 0.45, (("2p", 0.4),))
+    state = s.state("W/river/4")
+    assert state.reading == ("2p", False)
+    assert state.confidence == 0.45  # 2.7 over six readings
+    assert state.alternatives == (("3p", 0.3947), ("C", 0.005))
+
+
 def test_a_named_slot_keeps_the_record_s_tile_until_it_is_seen_empty() -> None:
     s = Stabiliser()
     s.see("S/meld/0", ("6s", False), 0.9)
