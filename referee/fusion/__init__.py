@@ -22,7 +22,10 @@ before and turns the change into the action that explains it:
   differ from the record, WMC-7.4). A winner whose tiles nobody saw (a real table: the deal and
   the draws face down) is one reading, ``win`` with ``hand_revealed``, once the hand shows as
   many tiles as the win needs (with the tile won on a discard): the rules rule the win on the
-  hand, and the hand may show the last discard misread (the tile he won on is among them);
+  hand, and the hand may show the last discard misread (the tile he won on is among them), or,
+  where the hand as read is no regular win, one of its own tiles misread (each runner-up at
+  least ``IRREGULAR`` as likely as what was read is a reading of the hand too: a hand that is
+  a win with a runner-up is far likelier misread than a false win);
 - the wall broken and no deal logged: ``deal`` (face down, no hands) once a rack is seen filled,
   tiles come into play, or the walls are short of the stacks a deal takes; the riverbed tile
   lying ``RIVERBED_S`` unwon: ``exhaustive_draw``;
@@ -33,8 +36,9 @@ A tile the camera named may be read wrongly: each slot carries its runners-up (w
 recognizer thought it might be, and how likely), and a change names one action per reading, most
 likely first. The rules decide between them: a reading they refuse (a discard of a tile the seat
 does not hold, a claim of another tile than the last discard) is not what lies there, and a
-reading that raises an irregularity (a chow that is no run) weighs ``IRREGULAR`` times less
-(players err more rarely than the camera; a sure reading of a wrong meld stays a wrong meld).
+reading that raises an irregularity (a violation: a chow that is no run, a false win; not a
+warning such as a claim no microphone heard) weighs ``IRREGULAR`` times less (players err more
+rarely than the camera; a sure reading of a wrong meld stays a wrong meld).
 The likeliest reading left is recorded when it holds ``min_confidence`` of the likelihood of all
 the readings the rules allow (its confidence is that share). A reading less sure is a
 ``FUSION-ambiguous`` alert naming the readings for a referee; it is recorded all the same when it

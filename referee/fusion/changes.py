@@ -26,6 +26,7 @@ from referee.events import (
 from referee.fusion.melds import MELD_CELLS, by_meld, claimed_cell, claims
 from referee.fusion.record import (
     FUSION_AMBIGUOUS,
+    IRREGULAR,
     PENDING_S,
     Pending,
     Record,
@@ -402,6 +403,14 @@ class Fusion(Record):
                 return []  # still being laid down (or a tile not read): a later reading
             shown: list[Payload] = [WinDeclared(seat=seat), HandRevealed(seat=seat, tiles=tiles)]
             options = [Option([*before, *shown], 1.0)]
+            as_read = Pending(plan, obs, cite)  # a win as read: none of its tiles misread
+            regular = self._trial(self._events(options[0].actions, as_read, 1.0), as_read) == 0
+            for index, read_as, tile, ratio in [] if regular else _misread_faces(faces):
+                rest = list(tiles)
+                rest.remove(read_as)
+                hand_read = tuple(sorted([*rest, tile]))
+                reading = [WinDeclared(seat=seat), HandRevealed(seat=seat, tiles=hand_read)]
+                options.append(Option([*before, *reading], ratio, ((index, tile, False),)))
             read = self.discard_read
             if before or hand.last_discard is None or read is None:
                 return options
@@ -477,6 +486,19 @@ class Fusion(Record):
             item.obs,
             item.cite,
         )
+
+
+def _misread_faces(faces: list[SlotSeen]) -> list[tuple[int, Tile, Tile, float]]:
+    """Each tile of a hand shown that may be misread: its slot, the tile read, a runner-up and
+    how likely that is against the reading. Only runners-up at least ``IRREGULAR`` as likely:
+    a less likely one weighs less than a false win (an irregularity) of the hand as read."""
+    out = []
+    for face in faces:
+        for tile, p in face.alternatives:
+            ratio = p / max(face.confidence, UNSEEN_P)
+            if face.tile is not None and ratio >= IRREGULAR:
+                out.append((face.index, face.tile, tile, ratio))
+    return out
 
 
 def _concealed(me: SeatState) -> int:

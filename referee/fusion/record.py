@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from referee.events import Event, Payload, Source, make_event
 from referee.fusion.seen import FusionAlert, Option, ZoneSeen
+from referee.game.alerts import Severity
 from referee.game.table import Table
 from referee.hands import Wind
 from referee.tiles import Tile, format_tiles, tile_name
@@ -17,6 +18,9 @@ from referee.tiles import Tile, format_tiles, tile_name
 PENDING_S = 8.0  # an action the rules refuse now may wait this long for an earlier one
 MIN_SHARE = 0.5  # an unsure reading likelier than all others together is recorded, and told
 IRREGULAR = 0.1  # an irregularity is this much rarer than the camera misreading a tile
+# what counts as one: a warning (a claim not spoken, where no microphone heard it) is no
+# player's error that one reading makes and another does not
+IRREGULARITIES = (Severity.VIOLATION, Severity.CRITICAL)
 OUT_OF_ORDER = frozenset({"WMC-4.2", "WMC-4.3"})
 """Rulings that a reading is out of turn (a draw or discard before its time): the record takes
 such an action when it happened (WMC-0.4), but a change the camera saw early may be one whose
@@ -211,8 +215,8 @@ class Record:
     def _trial(
         self, events: list[Event], item: Pending, base: Table | None = None, in_turn: bool = True
     ) -> int | None:
-        """How many alerts the events raise on a copy of the engine (or on ``base``, which
-        they change); None if it refuses one, or ``in_turn`` rules one out of turn
+        """How many irregularities the events raise on a copy of the engine (or on ``base``,
+        which they change); None if it refuses one, or ``in_turn`` rules one out of turn
         (``item.why`` then says which rule)."""
         trial = copy.deepcopy(self.table) if base is None else base
         raised = 0
@@ -226,7 +230,7 @@ class Record:
             if early:
                 item.why = f"{event.type} out of turn ({early[0].rule}): {early[0].message}"
                 return None
-            raised += len(alerts)
+            raised += sum(a.severity in IRREGULARITIES for a in alerts)
         return raised
 
     def _expire(self, now: float) -> None:

@@ -502,12 +502,12 @@ def test_an_arm_brushing_a_wall_while_claiming_times_no_draw(brushed: str) -> No
     ]
 
 
-def hidden_run(events: list[Event]) -> Fusion:
+def hidden_run(events: list[Event], seen: list[ZoneSeen] | None = None) -> Fusion:
     """A session with the hidden setup only: what the table knows is followed at its time, and
-    the perfect camera's observations between (those of the deal included)."""
+    the perfect camera's observations between (those of the deal included), or ``seen``."""
     told = table_knows(events)
     fusion = Fusion(Table(), 0)
-    seen = observations(events=events)
+    seen = observations(events=events) if seen is None else seen
     for item in sorted([*told, *seen], key=lambda x: (x.ts, isinstance(x, ZoneSeen))):
         if isinstance(item, ZoneSeen):
             fusion.observe(item)
@@ -537,6 +537,32 @@ def test_the_hidden_setup_and_exact_observations_give_the_hand_and_its_result(se
     for e in events:
         truth.apply(e)
     assert len(_results(truth)) == 1 and _results(fusion.table) == _results(truth)
+
+
+def test_a_hand_shown_with_a_tile_misread_is_the_winning_hand_its_runner_up_makes() -> None:
+    """A winner's hand nobody saw into, one tile read as a wind it does not hold (its true tile
+    the runner-up): as read it is no winning hand, and a false win is rarer than a misread tile.
+    The venue's bench lost a hand so (an 8p read 9p: "false win by W")."""
+    events = list(Simulator(seed=0).run(1))
+    win = next(e for e in events if e.type == "win")
+    seen = observations(events=events)
+    shown = [o for o in seen if o.zone == "hand" and o.ts > win.ts and len(o.slots) >= 8]
+    slot = next(s for s in shown[-1].slots if s.tile is not None and s.tile < 27)
+    held = {s.tile for s in shown[-1].slots}
+    wrong = next(t for t in range(27, 31) if t not in held)
+    for i, obs in enumerate(seen):
+        if obs in shown:
+            seen[i] = _misread(obs, slot.index, tile_name(wrong), ((slot.tile, 0.35),))
+    fusion = hidden_run(events, seen)
+    truth = Table()
+    for e in events:
+        truth.apply(e)
+    assert _results(fusion.table) == _results(truth)
+    revealed = next(e for e in fusion.events if e.type == "hand_revealed")
+    assert slot.tile in revealed.payload.tiles  # type: ignore[attr-defined]
+    assert wrong not in revealed.payload.tiles  # type: ignore[attr-defined]
+    assert (shown[-1].seat, "hand", slot.index, slot.tile, False) in fusion.take_named()
+    assert not [a for a in fusion.table.state.alerts if "false win" in a.message]
 
 
 def test_one_hidden_fusion_follows_a_session_of_hands_from_the_table_link() -> None:
