@@ -248,6 +248,12 @@ class TableReader:
         self.level = self.level or now
         self.light = now / self.level
 
+    def _felt_now(self) -> np.ndarray:
+        """The felt as measured, in the light now."""
+        assert self.felt is not None
+        now: np.ndarray = self.felt * self.light
+        return now
+
     def _felt(self, frame: np.ndarray) -> np.ndarray:
         centre = self._warp(frame, (-80.0, -80.0, 80.0, 80.0), 1.0).reshape(-1, 3)
         felt: np.ndarray = np.median(centre, axis=0).astype(np.float32)
@@ -282,8 +288,7 @@ class TableReader:
             else:
                 to_name.append((i, _upright(cell, s, sideways), sideways))
         if to_name:
-            assert self.felt is not None
-            felt = self.felt * self.light
+            felt = self._felt_now()
             boxed = [_alone(img, felt, clamp=zone == "hand") for _, img, _ in to_name]
             crops = [tile_crop(img, box, self.recognizer.crop) for img, box in boxed]
             probs = self.recognizer.classify_crops(crops)
@@ -303,9 +308,8 @@ class TableReader:
     def _occupancy(self, cell: np.ndarray, s: Slot, zone: str) -> tuple[bool, float, bool]:
         """(a tile lies here, the share of its pixels that are ivory face, it lies sideways);
         judged at 1 px/mm (every other pixel of the cell)."""
-        assert self.felt is not None
         c = cell[::2, ::2]
-        felt = self.felt * self.light
+        felt = self._felt_now()
         felt_sum = float(felt.sum()) + 1.0
         total = c.sum(2) + 1.0
         chroma = np.abs(c / total[..., None] - felt / felt_sum).sum(2)
