@@ -95,8 +95,9 @@ class TableReader:
         if not self._calibrated(frame, t):
             return []
         assert self.calibration is not None
-        view, median = self._gate_view(frame)
-        self._follow_light(view * median)
+        grey = self._table_grey(frame)
+        self._follow_light(grey)
+        view = grey / max(float(np.median(grey)), 1.0)  # the gate compares shapes, not light
         out: list[ZoneSeen] = []
         for key in self.hidden:  # occlusion is a state of now: cleared, then set again
             self.stabiliser.occlude(key, False)
@@ -215,8 +216,8 @@ class TableReader:
         gains: np.ndarray = np.clip(white.mean() / white, 0.5, 2.0)
         return gains
 
-    def _gate_view(self, frame: np.ndarray) -> tuple[np.ndarray, float]:
-        """The table from above in grey, small, over its median; and that median."""
+    def _table_grey(self, frame: np.ndarray) -> np.ndarray:
+        """The table from above in grey, small (the gate's view and the light's)."""
         grey = cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY)
         factor = max(1, grey.shape[0] // 360)
         small = cv2.resize(
@@ -230,10 +231,8 @@ class TableReader:
             (round(1200 * GATE_SCALE),) * 2,
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         ).astype(np.float32)
-        view = cv2.GaussianBlur(warped, (3, 3), 0.8)  # sensor noise is not motion
-        level = max(float(np.median(view)), 1.0)
-        out: np.ndarray = view / level
-        return out, level
+        out: np.ndarray = cv2.GaussianBlur(warped, (3, 3), 0.8)  # sensor noise is not motion
+        return out
 
     def _follow_light(self, grey: np.ndarray) -> None:
         """The light now against when the felt was measured, from the grey levels near the
