@@ -79,10 +79,9 @@ class Stabiliser:
         if n < self.agree:
             return False
         agreed = [(c, a) for r, c, a in last if r == best]
-        confidence = n / len(last) * sum(c for c, _ in agreed) / len(agreed)
-        alternatives = _mean(a for _, a in agreed)
-        unsure = best[0] not in NOT_TILES and not s.named
-        if unsure and sum(c for c, _ in agreed) / len(agreed) < self.sure:
+        mean = sum(c for c, _ in agreed) / len(agreed)
+        confidence, alternatives = n / len(last) * mean, _mean(a for _, a in agreed)
+        if best[0] not in NOT_TILES and not s.named and mean < self.sure:
             if len(s.recent) < self.patience:
                 return False
             best, confidence, alternatives = _most_likely(s.recent)
@@ -110,14 +109,6 @@ def _most_likely(
     """The tile with the most probability over the readings of a face (its sideways mark the
     one most of them saw), its mean probability, and the others'."""
     faces = [(r, c, a) for r, c, a in recent if r[0] not in NOT_TILES]
-    total: dict[str, float] = {}
-    for (label, _), c, alternatives in faces:
-        for other, p in ((label, c), *alternatives):
-            total[other] = total.get(other, 0.0) + p
-    ranked = [
-        (label, round(p / len(faces), 4))
-        for label, p in sorted(total.items(), key=lambda item: -item[1])
-    ]
-    best = ranked[0][0]
+    (best, p), *others = _mean(((r[0], c), *a) for r, c, a in faces)
     sideways = Counter(r[1] for r, _, _ in faces).most_common(1)[0][0]
-    return (best, sideways), ranked[0][1], tuple(ranked[1:])
+    return (best, sideways), p, tuple(others)
