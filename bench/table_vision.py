@@ -50,16 +50,20 @@ from referee.game.table import Table  # noqa: E402
 from vision.camera import TableReader  # noqa: E402
 from vision.camera_eval import Others, engine_from, run_frames, score, split_setup  # noqa: E402
 from vision.detect import TileRecognizer  # noqa: E402
+from vision.enrol_camera import ROUNDS, enrol_camera, plan, round_crops  # noqa: E402
+from vision.profile import VenueProfile  # noqa: E402
 from vision.synth.video import (  # noqa: E402
     POSES,
     RenderSpec,
     frames,
+    plan_frames,
     render_video,
     shown_at,
     truth_header,
 )
 
 FIRST_SEED = 9001
+ENROL_SEED = 8001  # the enrolment clips' renderer seed: no session's
 # visual domains: (tile faces, camera pose, table look). studio: where the thresholds were
 # first set; held-out: faces and pose kept out of tuning; venue: everything else too, and the
 # domain the fixes of #37 were measured on; hall: measured unseen once, then where the light
@@ -124,6 +128,19 @@ def one_game(
     figures["illegal_recorded"] = sum(a.rejected for a in fusion.table.state.alerts)
     figures["errors"] = dict(result.errors)
     return figures
+
+
+def enrolment(recognizer: TileRecognizer, domain: str) -> VenueProfile:
+    """The venue's once-off enrolment in this domain: a clip of each round of the plan, filmed
+    by the domain's camera (seed ENROL_SEED: another light and another print of the faces than
+    any session's), and the profile fitted on it."""
+    style, pose, look = DOMAINS[domain]
+    spec = RenderSpec(1920, 1080, 5, style, pose, ENROL_SEED, look=look)
+    rounds = [
+        round_crops(TableReader(recognizer), plan_frames(spec, plan(r)), r, f"round {r + 1}")
+        for r in range(ROUNDS)
+    ]
+    return enrol_camera(recognizer, rounds, f"{domain} (bench)")
 
 
 def summary(games: list[dict[str, Any]]) -> dict[str, Any]:
@@ -256,6 +273,12 @@ def main() -> int:
     )
     parser.add_argument("--hands", type=int, default=2, help="hands a game (one video)")
     parser.add_argument("--no-speed", action="store_true")
+    parser.add_argument(
+        "--no-enrol",
+        action="store_true",
+        help="read with the shipped models alone (default: each domain's venue first enrols "
+        "its faces from clips of the plan, filmed by its camera: mjref vision enrol)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--domains", default=",".join(DOMAINS), help=f"comma-separated, of {', '.join(DOMAINS)}"
@@ -264,10 +287,19 @@ def main() -> int:
     domains = args.domains.split(",")
     if unknown := [d for d in domains if d not in DOMAINS]:
         parser.error(f"--domains: no domain {', '.join(unknown)}; expected {', '.join(DOMAINS)}")
-    recognizer = TileRecognizer(threads=1)
+    shipped = TileRecognizer(threads=1)
+    recognizer = shipped
     out: dict[str, Any] = {"setup": args.setup, "hands_a_game": args.hands}
     for domain in domains:
         games = []
+        if not args.no_enrol:
+            profile = enrolment(shipped, domain)
+            recognizer = TileRecognizer(threads=1, profile=profile)
+            out.setdefault("enrolment", {})[domain] = {
+                k: profile.info[k] for k in ("held_out_accuracy", "held_out_shipped_accuracy")
+            } | {"active": profile.info["fitted"]["active"], "seconds": profile.info["seconds"]}
+            if not args.json:
+                print(f"{domain} enrolment: {out['enrolment'][domain]}", flush=True)
         for k in range(args.games):
             seed = args.first_seed + k
             games.append(one_game(seed, args.seconds, recognizer, args.setup, args.hands, domain))

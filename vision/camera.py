@@ -49,7 +49,8 @@ MARGIN_MM = 6.0  # around a slot: a tile's face seems shifted by its height (par
 DRIFT_EVERY_S = 2.0
 LYING_MM = 18.0  # a face this deep lies flat (35 mm); a standing tile's top shows ~10 mm
 BACK_IVORY = 0.1  # a tile with less ivory face than this is a back (else the classifier says:
-# a face's big glyph and the tile's pale side put faces and backs both at 0.25-0.4)
+# a face's big glyph and the tile's pale side put faces and backs both at 0.25-0.4), unless a
+# venue profile enrolled from this camera knows the venue's backs: a 1p's red ring fills its face
 FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
 FACE_ASPECT = 1.12  # a meld face this much wider than tall lies sideways (35 × 26 mm: 1.35),
 FACE_FIT = 0.2  # when its outline is a face's size within this share
@@ -282,14 +283,12 @@ class TableReader:
                 readings[i], confs[i] = ("back", False), 1.0
             elif zone == "hand" and _face_depth(cell, s) < LYING_MM:
                 readings[i], confs[i] = ("empty", False), 1.0  # standing: not named here
-            elif ivory < BACK_IVORY:
+            elif ivory < BACK_IVORY and not self.recognizer.knows_backs:
                 readings[i], confs[i] = ("back", sideways), 1.0
             else:
                 to_name.append((i, _upright(cell, s, sideways), sideways))
         if to_name:
-            felt = self._felt_now()
-            boxed = [_alone(img, felt, clamp=zone == "hand") for _, img, _ in to_name]
-            crops = [tile_crop(img, box, self.recognizer.crop) for img, box in boxed]
+            crops = self._crops([img for _, img, _ in to_name], zone)
             probs = self.recognizer.classify_crops(crops)
             self.reads += len(crops)
             for (i, _, sideways), p in zip(to_name, probs, strict=True):
@@ -303,6 +302,39 @@ class TableReader:
             changed |= self.stabiliser.see(key, reading, confs[i], alternatives.get(i, ()))
             pending |= self.stabiliser.state(key).pending
         return changed, pending
+
+    def _crops(self, faces: list[Image.Image], zone: str) -> list[Image.Image]:
+        """Upright faces as the classifier is given them: alone on the felt, cut square."""
+        felt = self._felt_now()
+        boxed = [_alone(img, felt, clamp=zone == "hand") for img in faces]
+        return [tile_crop(img, box, self.recognizer.crop) for img, box in boxed]
+
+    def face_crops(
+        self, frame: np.ndarray, t: float, keys: Iterable[str]
+    ) -> dict[str, Image.Image]:
+        """The crop the classifier is given of each slot ``SEAT/ZONE/I`` that a tile lies in,
+        face up and upright, in this frame (none before the markers are found): what a venue's
+        enrolment from its own camera learns its faces from (vision/enrol_camera.py)."""
+        if not self._calibrated(frame, t):
+            return {}
+        by_zone: dict[tuple[str, str], list[int]] = {}
+        for key in keys:
+            seat, zone, index = key.split("/")
+            by_zone.setdefault((seat, zone), []).append(int(index))
+        out: dict[str, Image.Image] = {}
+        for (seat, zone), indices in by_zone.items():
+            box = zone_box(seat, zone, MARGIN_MM + 2)
+            patch = self._warp(frame, box, READ_SCALE).astype(np.float32)
+            ox, oy = to_pixel(box[0], box[3], READ_SCALE)
+            faces: dict[str, Image.Image] = {}
+            for i in indices:
+                s = slot(seat, zone, i)
+                cell = _cell(patch, s, ox, oy)
+                occupied, _, sideways = self._occupancy(cell, s, zone)
+                if occupied:
+                    faces[s.key] = _upright(cell, s, sideways)
+            out.update(zip(faces, self._crops(list(faces.values()), zone), strict=True))
+        return out
 
     def _occupancy(self, cell: np.ndarray, s: Slot, zone: str) -> tuple[bool, float, bool]:
         """(a tile lies here, the share of its pixels that are ivory face, it lies sideways);

@@ -27,6 +27,8 @@ from vision.camera_eval import (
 )
 from vision.capture import CaptureError, live_frames, read_file
 from vision.detect import TileRecognizer
+from vision.enrol import EnrolError
+from vision.enrol_camera import ROUNDS, enrol_camera, plan_text, round_crops
 from vision.onnx_model import ModelError
 from vision.synth.looks import LOOKS
 from vision.synth.video import POSES, STYLES, RenderSpec, render_video
@@ -40,6 +42,9 @@ EXAMPLES = """examples:
   mjref vision calibrate game.mp4 --out cal.json
   mjref vision run game.mp4 --setup setup.jsonl --events-out camera.jsonl
   mjref vision eval game.mp4 --truth truth.jsonl --json
+  mjref vision enrol --plan                   # the tiles to lay out, round by round
+  mjref vision enrol r1.mp4 r2.mp4 r3.mp4 r4.mp4 --out profiles/venue --name "Venue A"
+  mjref vision run table.mp4 --setup setup.jsonl --profile profiles/venue
 """
 
 
@@ -76,7 +81,10 @@ def register(subparsers: Any) -> None:
     run.add_argument("source", metavar="SOURCE", help="video file, camera index or rtsp:// URL")
     run.add_argument("--calibration", type=Path)
     run.add_argument(
-        "--profile", type=Path, metavar="PROFILE_DIR", help="venue profile (mjref tiles enrol)"
+        "--profile",
+        type=Path,
+        metavar="PROFILE_DIR",
+        help="venue profile (mjref vision enrol, or mjref tiles enrol)",
     )
     run.add_argument(
         "--setup",
@@ -97,6 +105,18 @@ def register(subparsers: Any) -> None:
         help="write the rectified table with slots to SOURCE.show.jpg every second",
     )
     run.set_defaults(handler=_run)
+    enr = sub.add_parser(
+        "enrol",
+        help="a venue profile from the table camera's clips of the enrolment plan",
+        description="Lay the tiles in the rivers as --plan prints, one round a clip, and film "
+        "each round a few seconds with no hands over the table; clip N is round N.",
+    )
+    enr.add_argument("clips", nargs="*", type=Path, metavar="CLIP", help="round 1, round 2, …")
+    enr.add_argument("--out", type=Path, metavar="PROFILE_DIR")
+    enr.add_argument("--name", default="venue", help="the profile's name (the venue, its set)")
+    enr.add_argument("--calibration", type=Path)
+    enr.add_argument("--plan", action="store_true", help="print the plan to lay, and stop")
+    enr.set_defaults(handler=_enrol)
     ev = sub.add_parser("eval", help="score the pipeline on a rendered video against its truth")
     ev.add_argument("video", type=Path, metavar="VIDEO")
     ev.add_argument("--truth", type=Path, required=True, metavar="TRUTH.jsonl")
@@ -222,6 +242,42 @@ def _run(args: argparse.Namespace) -> int:
         print(f"alert {a.rule} at {a.ts:.1f} s: {a.message}")
     actions = [e for e in fusion.events if e.type != "observation"]
     print(f"{result.frames} frames, {len(actions)} actions, {len(fusion.alerts)} alerts")
+    return 0
+
+
+def _enrol(args: argparse.Namespace) -> int:
+    if args.plan:
+        print(plan_text())
+        return 0
+    if args.out is None or not 2 <= len(args.clips) <= ROUNDS:
+        return _fail(
+            f"enrol: {len(args.clips)} clip(s){'' if args.out else ' and no --out'}; expected "
+            f"2 to {ROUNDS} clips (clip N films round N of --plan) and --out PROFILE_DIR"
+        )
+    try:
+        reader = _reader(args.calibration)
+        rounds = [
+            round_crops(
+                TableReader(reader.recognizer, reader.calibration),
+                ((t, frame) for _, t, frame in read_file(clip)),
+                r,
+                str(clip),
+            )
+            for r, clip in enumerate(args.clips)
+        ]
+        profile = enrol_camera(reader.recognizer, rounds, args.name)
+        profile.save(args.out)
+    except (CalibrationError, ModelError, CaptureError, EnrolError) as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"{args.out}: cannot write the profile ({exc})")
+    info = profile.info
+    print(
+        f"{info['tiles']} faces from {info['rounds']} rounds; on a round held out the profile "
+        f"names {info['held_out_accuracy']:.4f} of them, the shipped classifier "
+        f"{info['held_out_shipped_accuracy']:.4f}; active: {info['fitted']['active']}"
+    )
+    print(f"wrote {args.out} (mjref vision run --profile {args.out})")
     return 0
 
 

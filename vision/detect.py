@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from vision.classes import NUM_CLASSES, class_label
+from vision.classes import BACK, NUM_CLASSES, class_label
 from vision.embedding import EMBEDDING
 from vision.onnx_model import ModelError, OnnxModel
 from vision.profile import KNOWN_FILE, ProfileError, VenueProfile, load_known, model_hash
@@ -221,6 +221,12 @@ class TileRecognizer:
         self.turns = turns  # an unsure crop is classified at this many quarter turns, averaged
         self.profile = self._profile(loaded, cls_path)
         self.min_conf = self.profile.keep if self.profile else DEFAULT_MIN_CONF
+
+    @property
+    def knows_backs(self) -> bool:
+        """A venue profile in use that learnt the venue's backs (enrolled from its camera)."""
+        p = self.profile
+        return p is not None and len(p.venue) > 0 and bool(p.enrolled[BACK])
 
     def _profile(self, profile: VenueProfile | None, cls_path: Path) -> VenueProfile | None:
         if profile is None:

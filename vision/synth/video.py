@@ -444,6 +444,21 @@ def frames(
         yield frame, _truth_frame(i, t, timeline[layout_at][2], arms)
 
 
+def plan_frames(
+    spec: RenderSpec, laid: dict[str, tuple[str, bool]], seconds: float = 2.0
+) -> Iterator[tuple[float, np.ndarray]]:
+    """(t, frame) of a venue's enrolment clip: the tiles ``laid`` (slot key → tile label and
+    whether it lies sideways), nobody's hands over the table (vision/enrol_camera.py)."""
+    renderer = TableRenderer(
+        spec.width, spec.height, POSES[spec.pose], spec.style, spec.seed, None, LOOKS[spec.look]
+    )
+    tiles = {key: Placed(label, sideways) for key, (label, sideways) in laid.items()}
+    plane = renderer.draw_layout(Layout(tiles=tiles))
+    for i in range(max(1, round(seconds * spec.fps))):
+        t = i / spec.fps
+        yield t, renderer.film(plane, t, [])
+
+
 def truth_header(events: list[Event], spec: RenderSpec) -> list[dict[str, Any]]:
     hom, _ = camera_homography(POSES[spec.pose], spec.width, spec.height)
     head: dict[str, Any] = {"kind": "header", **asdict(spec), "camera": asdict(POSES[spec.pose])}
