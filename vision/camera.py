@@ -63,6 +63,7 @@ RUNNER_UP_P = 0.005  # … each at least this likely
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
 WHITE_OVER_FELT = 1.4  # the paper round the markers is this much brighter than the felt
 FACE_FRAME = 1.5  # a face's pale frame is this much brighter than the felt, all round its glyph
+HOLD_S = 2.0  # a seat's river change waits at most this long for its meld to be read
 LIGHT_BAND = 1.25  # the felt's grey level is followed among the levels this near it
 
 
@@ -87,6 +88,7 @@ class TableReader:
     last_drift: float = -1e9
     reads: int = 0  # slots classified (the cost the gate saves)
     unsettled: set[tuple[str, str]] = field(default_factory=set)
+    held: dict[str, float] = field(default_factory=dict)  # seat → since when its river waits
     hidden: set[str] = field(default_factory=set)  # slot keys under an arm in the last frame
     # called with (t, the rectified table as RGB) at each settled change (the rig keeps stills)
     on_settled: Callable[[float, np.ndarray], None] | None = None
@@ -133,8 +135,26 @@ class TableReader:
                     self.gate.accept((seat, zone), view)
             if changed or touched:
                 out.append(self._seen(seat, zone, t, number))
+        out = self._meld_first(out, t, number)
         if out and self.on_settled is not None:
             self.on_settled(t, self.rectified(frame))
+        return out
+
+    def _meld_first(self, seen: list[ZoneSeen], t: float, number: int) -> list[ZoneSeen]:
+        """A claim lays the meld, then the discard. A seat's river change waits (up to HOLD_S)
+        while its meld is still being read: else the discard is taken for a turn's draw and
+        discard, and the meld seen a frame later has no discard left to claim."""
+        out = []
+        for zone_seen in seen:
+            seat = SEATS[zone_seen.seat]
+            if zone_seen.zone == "river" and (seat, "meld") in self.unsettled:
+                self.held.setdefault(seat, t)
+            else:
+                out.append(zone_seen)
+        for seat, since in list(self.held.items()):
+            if (seat, "meld") not in self.unsettled or t - since >= HOLD_S:
+                del self.held[seat]
+                out.append(self._seen(seat, "river", t, number))
         return out
 
     def name(self, named: Iterable[tuple[Wind, str, int, Tile, bool]]) -> None:

@@ -240,6 +240,34 @@ def test_white_faces_on_a_light_felt_are_tiles_when_the_light_has_dimmed(
     assert sorted(river) == sorted(tiles)
 
 
+def test_a_river_change_waits_while_the_same_seats_meld_is_being_read(
+    recognizer: TileRecognizer,
+) -> None:
+    """A claim lays the meld, then the discard: seen in the other order, the discard passes for
+    a turn's draw and discard and the meld has nothing left to claim (seed 90419: a pung by N
+    read one frame after N's discard lost the hand)."""
+    from referee.fusion import ZoneSeen
+    from vision.camera import HOLD_S
+
+    reader = TableReader(recognizer)
+    river = ZoneSeen(10.0, Wind.N, "river")
+    meld = ZoneSeen(10.2, Wind.N, "meld")
+    east = ZoneSeen(10.0, Wind.E, "river")
+    reader.unsettled = {("N", "meld")}
+    assert reader._meld_first([river, east], 10.0, 1) == [east]  # another seat's is not held
+    assert reader._meld_first([], 10.1, 2) == []
+    reader.unsettled = set()
+    released = reader._meld_first([meld], 10.2, 3)
+    assert [(z.seat, z.zone, z.ts) for z in released] == [
+        (Wind.N, "meld", 10.2),
+        (Wind.N, "river", 10.2),
+    ]
+    reader.unsettled = {("N", "meld")}  # a meld that never settles holds the river HOLD_S only
+    assert reader._meld_first([river], 20.0, 4) == []
+    assert reader._meld_first([], 20.0 + HOLD_S - 0.1, 5) == []
+    assert [z.zone for z in reader._meld_first([], 20.0 + HOLD_S, 6)] == ["river"]
+
+
 def test_the_felt_is_followed_as_the_light_dims(recognizer: TileRecognizer) -> None:
     """The hall again, pungs of dots in every meld: a 1p's or 2p's face is mostly the glyph's
     white, and at the table's far edge the light felt is brighter than at its centre, where it
