@@ -273,8 +273,8 @@ def _enrol(args: argparse.Namespace) -> int:
         return _fail(f"{args.out}: cannot write the profile ({exc})")
     info = profile.info
     print(
-        f"{info['tiles']} faces from {info['rounds']} rounds; on a round held out the profile "
-        f"names {info['held_out_accuracy']:.4f} of them, the shipped classifier "
+        f"{info['crops']} crops of the set from {info['rounds']} rounds; on a round held out "
+        f"the profile names {info['held_out_accuracy']:.4f} of them, the shipped classifier "
         f"{info['held_out_shipped_accuracy']:.4f}; active: {info['fitted']['active']}"
     )
     print(f"wrote {args.out} (mjref vision run --profile {args.out})")

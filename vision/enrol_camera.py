@@ -33,7 +33,7 @@ from vision.camera import TableReader
 from vision.classes import BACK, NUM_CLASSES, class_label, class_of_label
 from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, SURE, TileRecognizer, _array
 from vision.embedding import HEAD_BIAS, HEAD_WEIGHT
-from vision.enrol import EnrolError, Fitted, _known, fit_head, prototypes
+from vision.enrol import EnrolError, Fitted, _known, _runtime_probs, fit_head, prototypes
 from vision.profile import VenueProfile, model_hash, unit
 from vision.zones import MELD_CELLS, RIVER_COLS, RIVER_ROWS, SEATS
 
@@ -160,23 +160,6 @@ def _embed(rec: TileRecognizer, got: RoundCrops) -> _Embedded:
     )
 
 
-def _read(profile: VenueProfile, e: _Embedded, sure: float) -> np.ndarray:
-    """Probabilities as the run time reads the crops (vision.detect: the upright crop, its
-    turns averaged in where unsure)."""
-    inside = profile.inside(e.emb[0])
-    p = profile.probs(e.emb[0], e.shipped[0], inside)
-    unsure = p.max(1) < sure
-    if unsure.any():
-        p[unsure] = np.mean(
-            [
-                profile.probs(m[unsure], s[unsure], inside[unsure])
-                for m, s in zip(e.emb, e.shipped, strict=True)
-            ],
-            0,
-        )
-    return p
-
-
 def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -> VenueProfile:
     """A venue profile fitted on ``rounds`` of the plan (two at least: one is held out)."""
     if len(rounds) < 2:
@@ -214,7 +197,7 @@ def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -
             for margin in MARGINS:
                 right, loss = 0, 0.0
                 for fit, held in folds:
-                    p = _read(draft(fit, pull, t, margin), held, SURE)
+                    p = _runtime_probs(draft(fit, pull, t, margin), held.emb, held.shipped)[0]
                     right += int((p.argmax(1) == held.y).sum())
                     loss -= float(np.log(p[np.arange(len(held.y)), held.y] + 1e-12).sum())
                 score[(pull, t, margin)] = (right / total, -loss / total)
@@ -224,7 +207,6 @@ def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -
     active = held_out > shipped
     if not active:
         final.venue = final.venue[:0]
-    assert rec.classifier is not None
     final.models = {
         DETECTOR_FILE: model_hash(rec.detector.path),
         CLASSIFIER_FILE: model_hash(rec.classifier.path),
@@ -251,7 +233,7 @@ def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -
         "held_out_accuracy": round(held_out, 4),
         "held_out_shipped_accuracy": round(shipped, 4),
         "rounds": len(rounds),
-        "tiles": total,
+        "crops": total,
         "per_class": {class_label(c): int(n) for c, n in enumerate(shown) if n},
         "not_enrolled": [class_label(c) for c in range(NUM_CLASSES) if not shown[c]],
         "seconds": round(time.perf_counter() - start, 1),

@@ -54,7 +54,7 @@ def test_a_profile_enrolled_from_camera_clips_names_another_clips_faces_better(
     out = tmp_path / "profile"
     assert mjref(["vision", "enrol", *map(str, clips), "--out", str(out), "--name", "V"]) == 0
     said = capsys.readouterr().out
-    assert "faces from 2 rounds" in said and "active: yes" in said
+    assert "crops of the set from 2 rounds" in said and "active: yes" in said
     profile = VenueProfile.load(out)
     assert profile.info["source"] == "camera" and profile.info["rounds"] == 2
     assert profile.info["held_out_accuracy"] > profile.info["held_out_shipped_accuracy"]
