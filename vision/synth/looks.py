@@ -12,7 +12,11 @@ the slot test (white faces once the light had dimmed), and those fixes were meas
 the hall had been measured,
 ``club`` was written down the same way, before any figure of it was seen: a burgundy felt under
 neutral LED light, ivory tiles with orange backs, white shirt sleeves (as pale as a tile's face),
-a soft lens and a coarse stream, and a camera turned further than any other.
+a soft lens and a coarse stream, and a camera turned further than any other. The club's lost
+hands then showed the meld-before-discard order (vision/camera.py ``_meld_first``), so
+``parlour`` was written down, before any figure of it, as the next unseen check: a near-black
+felt under a yellow tungsten lamp, pale green-white tiles with purple backs, black sleeves over
+dark hands, and a camera turned the other way, with the strongest barrel.
 """
 
 from __future__ import annotations
@@ -73,6 +77,22 @@ LOOKS = {
         noise=4.0,
         blur=0.8,
         jpeg=75,  # the rig's camera streams MJPEG (hardware/BOM.md): JPEG frames, not too fine
+    ),
+    "parlour": TableLook(  # written down after the club's fixes, before any figure of its own
+        felt=(26, 32, 44),
+        body=(226, 236, 220),
+        side=(150.0, 160.0, 140.0),
+        back=(108, 50, 128),
+        gain=0.82,
+        tint=(1.0, 0.9, 0.7),
+        vignette=0.3,
+        sleeve=(28, 28, 30),
+        skin=(112, 80, 60),
+        sleeve_mm=90.0,
+        forearm=0.2,
+        noise=6.0,
+        blur=1.1,
+        jpeg=50,
     ),
     "club": TableLook(  # written down after the hall was measured, before any figure of its own
         felt=(96, 30, 42),

@@ -81,6 +81,8 @@ POSES = {
     "hall": CameraPose(height=1550.0, tilt=4.0, yaw=-9.0, aim_x=-20.0, aim_y=15.0, k1=-0.02),
     # the club look's camera (written down with it): turned furthest, tilted towards one side
     "club": CameraPose(height=1400.0, tilt=8.0, yaw=14.0, aim_x=8.0, aim_y=20.0, k1=-0.025),
+    # the parlour look's camera (written down with it): turned the other way, the strongest barrel
+    "parlour": CameraPose(height=1300.0, tilt=10.0, yaw=-12.0, aim_x=-10.0, aim_y=-15.0, k1=-0.035),
 }
 
 
