@@ -503,6 +503,8 @@ def _alone(
     if clamp:
         m = (MARGIN_MM - ALONE_SLACK_MM) * READ_SCALE
         x0, x1 = max(x0, m), min(x1, img.width - m)
+        if x1 - x0 < 1:  # the face found is all beside the slot (a neighbour's): the slot's own
+            x0, x1 = m, img.width - m
     arr = np.array(img)
     paint = felt.astype(np.uint8)
     arr[:, : round(x0)] = paint

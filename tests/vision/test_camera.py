@@ -240,6 +240,20 @@ def test_white_faces_on_a_light_felt_are_tiles_when_the_light_has_dimmed(
     assert sorted(river) == sorted(tiles)
 
 
+def test_a_hand_slot_whose_only_bright_face_lies_beside_it_is_still_cut_as_a_tile(
+    recognizer: TileRecognizer,
+) -> None:
+    """The parlour's first session stopped on an empty crop box: in a laid-down hand's cell
+    the face found lay wholly in the neighbour's strip that the slot's own width cuts off."""
+    from vision.detect import tile_crop
+
+    cell = np.full((80, 60, 3), 30, np.uint8)
+    cell[10:70, 0:6] = 235  # a neighbour's face at the cell's edge, nothing in the slot itself
+    img, box = _alone(Image.fromarray(cell), np.array([30.0, 30.0, 30.0]), clamp=True)
+    assert box[2] - box[0] >= 1 and box[3] - box[1] >= 1
+    assert tile_crop(img, box, recognizer.crop).size == (recognizer.crop, recognizer.crop)
+
+
 def test_a_river_change_waits_while_the_same_seats_meld_is_being_read(
     recognizer: TileRecognizer,
 ) -> None:
