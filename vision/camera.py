@@ -8,7 +8,7 @@ the tiles that need a name go to the crop classifier in one batch.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import cv2
@@ -286,16 +286,11 @@ class TableReader:
         """Read the slots ``todo`` (changed, not under an arm); (a slot changed, one pending)."""
         if not todo:
             return False, False
-        box = zone_box(seat, zone, MARGIN_MM + 2)
-        patch = self._warp(frame, box, READ_SCALE).astype(np.float32)
-        ox, oy = to_pixel(box[0], box[3], READ_SCALE)
         readings: dict[int, Reading] = {}
         confs: dict[int, float] = {}
         alternatives: dict[int, Alternatives] = {}
         to_name: list[tuple[int, Image.Image, bool]] = []
-        for i in sorted(todo):
-            s = slot(seat, zone, i)
-            cell = _cell(patch, s, ox, oy)
+        for i, s, cell in self._cells(frame, seat, zone, sorted(todo)):
             occupied, ivory, sideways = self._occupancy(cell, s, zone)
             if not occupied:
                 readings[i], confs[i] = ("empty", False), 1.0
@@ -323,6 +318,17 @@ class TableReader:
             pending |= self.stabiliser.state(key).pending
         return changed, pending
 
+    def _cells(
+        self, frame: np.ndarray, seat: str, zone: str, indices: Iterable[int]
+    ) -> Iterator[tuple[int, Slot, np.ndarray]]:
+        """Each slot's cell of the zone, rectified at READ_SCALE with a margin for parallax."""
+        box = zone_box(seat, zone, MARGIN_MM + 2)
+        patch = self._warp(frame, box, READ_SCALE).astype(np.float32)
+        ox, oy = to_pixel(box[0], box[3], READ_SCALE)
+        for i in indices:
+            s = slot(seat, zone, i)
+            yield i, s, _cell(patch, s, ox, oy)
+
     def _crops(self, faces: list[Image.Image], zone: str) -> list[Image.Image]:
         """Upright faces as the classifier is given them: alone on the felt, cut square."""
         felt = self._felt_now()
@@ -343,13 +349,8 @@ class TableReader:
             by_zone.setdefault((seat, zone), []).append(int(index))
         out: dict[str, Image.Image] = {}
         for (seat, zone), indices in by_zone.items():
-            box = zone_box(seat, zone, MARGIN_MM + 2)
-            patch = self._warp(frame, box, READ_SCALE).astype(np.float32)
-            ox, oy = to_pixel(box[0], box[3], READ_SCALE)
             faces: dict[str, Image.Image] = {}
-            for i in indices:
-                s = slot(seat, zone, i)
-                cell = _cell(patch, s, ox, oy)
+            for _, s, cell in self._cells(frame, seat, zone, indices):
                 occupied, _, sideways = self._occupancy(cell, s, zone)
                 if occupied:
                     faces[s.key] = _upright(cell, s, sideways)

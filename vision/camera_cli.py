@@ -108,8 +108,9 @@ def register(subparsers: Any) -> None:
     enr = sub.add_parser(
         "enrol",
         help="a venue profile from the table camera's clips of the enrolment plan",
-        description="Lay the tiles in the rivers as --plan prints, one round a clip, and film "
-        "each round a few seconds with no hands over the table; clip N is round N.",
+        description="Lay the whole set as --plan prints (rivers and two melds), one round a "
+        "clip, and film each round a few seconds with no hands over the table; clip N is "
+        "round N.",
     )
     enr.add_argument("clips", nargs="*", type=Path, metavar="CLIP", help="round 1, round 2, …")
     enr.add_argument("--out", type=Path, metavar="PROFILE_DIR")
