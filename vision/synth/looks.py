@@ -16,7 +16,10 @@ a soft lens and a coarse stream, and a camera turned further than any other. The
 hands then showed the meld-before-discard order (vision/camera.py ``_meld_first``), so
 ``parlour`` was written down, before any figure of it, as the next unseen check: a near-black
 felt under a yellow tungsten lamp, pale green-white tiles with purple backs, black sleeves over
-dark hands, and a camera turned the other way, with the strongest barrel.
+dark hands, and a camera turned the other way, with the strongest barrel. Parlour's lost hand
+was then looked into, so ``pavilion`` was written down, before any figure of it, as the next
+unseen check: a blue felt in bright, cool daylight close to clipping, white tiles with yellow
+backs, olive sleeves over pale forearms, the coarsest stream, and the lowest, most tilted camera.
 """
 
 from __future__ import annotations
@@ -93,6 +96,22 @@ LOOKS = {
         noise=6.0,
         blur=1.1,
         jpeg=50,
+    ),
+    "pavilion": TableLook(  # written after parlour was looked into, before any figure of its own
+        felt=(36, 92, 150),
+        body=(250, 248, 238),
+        side=(200.0, 198.0, 188.0),
+        back=(230, 192, 44),
+        gain=1.18,
+        tint=(0.94, 1.0, 1.06),
+        vignette=0.1,
+        sleeve=(112, 128, 70),
+        skin=(232, 196, 172),
+        sleeve_mm=72.0,
+        forearm=0.5,
+        noise=3.0,
+        blur=0.7,
+        jpeg=35,
     ),
     "club": TableLook(  # written down after the hall was measured, before any figure of its own
         felt=(96, 30, 42),

@@ -83,6 +83,8 @@ POSES = {
     "club": CameraPose(height=1400.0, tilt=8.0, yaw=14.0, aim_x=8.0, aim_y=20.0, k1=-0.025),
     # the parlour look's camera (written down with it): turned the other way, the strongest barrel
     "parlour": CameraPose(height=1300.0, tilt=10.0, yaw=-12.0, aim_x=-10.0, aim_y=-15.0, k1=-0.035),
+    # the pavilion look's camera (written down with it): the lowest and most tilted
+    "pavilion": CameraPose(height=1225.0, tilt=12.0, yaw=4.0, aim_x=15.0, aim_y=12.0, k1=-0.02),
 }
 
 
