@@ -454,9 +454,10 @@ class Fusion(Record):
 
     # ---- the record's hooks -------------------------------------------------------------------
     def _draw_ts(self, obs: ZoneSeen) -> float:
-        """A draw when the wall it comes from was seen to shrink (if it was lately)."""
-        taken = self._wall_change(obs.ts)
-        return obs.ts if taken is None else min(obs.ts, taken[0])
+        """A draw when the wall it comes from was seen to shrink after the last action: a
+        player may think long before a kong or a discard, and the tile taken then was the draw."""
+        taken = self._wall_change()
+        return obs.ts if taken is None or taken[0] <= self.action_ts else min(obs.ts, taken[0])
 
     def _commit(self, item: Pending, option: Option, share: float) -> None:
         super()._commit(item, option, share)

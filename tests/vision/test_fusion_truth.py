@@ -589,3 +589,25 @@ def test_readings_that_differ_only_by_a_corrected_discard_are_told_apart() -> No
         "win + hand_revealed 345p12223s (50%)",
         "discard_corrected 3p + win + hand_revealed 345p12223s (30%)",
     ]
+
+
+@pytest.mark.parametrize("seed", [15, 33])  # an added kong, a concealed one
+def test_a_kong_declared_long_after_its_draw_has_the_draw_timed_by_the_wall(seed: int) -> None:
+    """A player may think a while before declaring a kong: the draw it follows was still the
+    tile seen taken from the wall then, not when the kong was seen."""
+    events = list(Simulator(seed=seed).run(1))
+    kong = next(i for i, e in enumerate(events) if e.type == "kong")
+    draw = max(i for i, e in enumerate(events[:kong]) if e.type == "draw")
+    thought = 8.0  # seconds between the draw and the kong: longer than any wall change's wait
+    slow = [
+        *events[: draw + 1],
+        *(e.model_copy(update={"ts": e.ts + thought}) for e in events[draw + 1 :]),
+    ]
+    fusion = hidden_run(slow)
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in slow if e.type in KINDS
+    ]
+    drawn = [e for e in fusion.events if e.type == "draw"]
+    wanted = [e for e in slow if e.type == "draw"]
+    seen = next(d for d, w in zip(drawn, wanted, strict=True) if w is slow[draw])
+    assert seen.ts - slow[draw].ts < 1.0
