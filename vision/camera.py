@@ -54,6 +54,11 @@ BACK_IVORY = 0.1  # a tile with less ivory face than this is a back (else the cl
 FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
 FACE_ASPECT = 1.12  # a meld face this much wider than tall lies sideways (35 × 26 mm: 1.35),
 FACE_FIT = 0.2  # when its outline is a face's size within this share
+# the levels a meld face's outline is cut at, in turn, until one is a face's size: a lying
+# tile's side, which a tilted camera sees beside its face, is lit less than the face, and at
+# the first level it passed for face (on the parlour's dark felt a sideways tile came out as
+# tall as wide, and the claims of its melds were read from the wrong seat)
+FACE_LEVELS = (0.5, 0.6, 0.7)
 ALONE_SLACK_MM = 2.0  # a laid-down hand's face may sit this far beside its slot (parallax)
 FACE_LINE = 0.35  # a row or column of a face has this share of bright pixels …
 FELT_LINE = 0.1  # … and one of the felt between two tiles less than this …
@@ -63,6 +68,7 @@ RUNNER_UP_P = 0.005  # … each at least this likely
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
 WHITE_OVER_FELT = 1.4  # the paper round the markers is this much brighter than the felt
 FACE_FRAME = 1.5  # a face's pale frame is this much brighter than the felt, all round its glyph
+COLOUR_BLUR = 2.0  # the colour view's blur (gate pixels, 8 mm; a sleeve is 60-100 mm wide)
 HOLD_S = 2.0  # a seat's river change waits at most this long for its meld to be read
 LIGHT_BAND = 1.25  # the felt's grey level is followed among the levels this near it
 
@@ -100,14 +106,16 @@ class TableReader:
         assert self.calibration is not None
         grey = self._table_grey(frame)
         self._follow_light(grey)
-        view = grey / max(float(np.median(grey)), 1.0)  # the gate compares shapes, not light
+        level = max(float(np.median(grey)), 1.0)
+        view = grey / level  # the gate compares shapes, not light
+        colour = self._table_colour(frame) / level
         out: list[ZoneSeen] = []
         for key in self.hidden:  # occlusion is a state of now: cleared, then set again
             self.stabiliser.occlude(key, False)
         self.hidden = set()
-        if not self.gate.ready(view, t):
+        if not self.gate.ready(view, t, colour):
             return []
-        changed_zones = self.gate.update(view, t)
+        changed_zones = self.gate.update(view, t, colour)
         due = changed_zones + [z for z in sorted(self.unsettled) if z not in changed_zones]
         for seat, zone in due:
             hidden = self.gate.occluded(seat, zone)
@@ -239,21 +247,34 @@ class TableReader:
 
     def _table_grey(self, frame: np.ndarray) -> np.ndarray:
         """The table from above in grey, small (the gate's view and the light's)."""
-        grey = cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY)
-        factor = max(1, grey.shape[0] // 360)
-        small = cv2.resize(
-            grey, (grey.shape[1] // factor, grey.shape[0] // factor), interpolation=cv2.INTER_AREA
-        )
+        warped = self._gate_warp(cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY))
+        out: np.ndarray = cv2.GaussianBlur(warped, (3, 3), 0.8)  # sensor noise is not motion
+        return out
+
+    def _table_colour(self, frame: np.ndarray) -> np.ndarray:
+        """The table from above in colour, small and white-balanced, for the gate's arms: the
+        colours of a sleeve and of a felt as bright differ, but barely past the noise of each
+        pixel (a stream's coarse colour), so blurred over a few times a sleeve's width less."""
+        warped = self._gate_warp(frame)
+        if self.balance is not None:
+            warped *= self.balance
+        out: np.ndarray = cv2.GaussianBlur(warped, (7, 7), COLOUR_BLUR)
+        return out
+
+    def _gate_warp(self, image: np.ndarray) -> np.ndarray:
+        """An image of the frame (grey or colour) on the gate's view of the table."""
+        factor = max(1, image.shape[0] // 360)
+        size = (image.shape[1] // factor, image.shape[0] // factor)
+        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
         assert self.calibration is not None
         scaled = np.diag([1 / factor, 1 / factor, 1.0]) @ self.calibration.image_from_table
-        warped = cv2.warpPerspective(
+        warped: np.ndarray = cv2.warpPerspective(
             small,
             scaled @ plane_to_mm(GATE_SCALE),
             (round(1200 * GATE_SCALE),) * 2,
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         ).astype(np.float32)
-        out: np.ndarray = cv2.GaussianBlur(warped, (3, 3), 0.8)  # sensor noise is not motion
-        return out
+        return warped
 
     def _follow_light(self, grey: np.ndarray) -> None:
         """The light now against when the felt was measured, from the grey levels near the
@@ -380,12 +401,14 @@ class TableReader:
             # the face's own outline first: a sideways tile's face is wider than tall (the
             # tile mask below also takes in its side, and on a felt near the side's colour or
             # at a corner the lens bends, it took in half the cell)
-            x0, y0, x1, y1 = _face_box(_upright(cell, s, False))
-            long, short = sorted((x1 - x0, y1 - y0), reverse=True)
-            face = abs(long / READ_SCALE / TILE_H - 1) <= FACE_FIT  # a face's outline, not a
-            face &= abs(short / READ_SCALE / TILE_W - 1) <= FACE_FIT  # big glyph's or a side's
-            if face and long / max(short, 1.0) >= FACE_ASPECT:
-                return True, min(share, 1.0), x1 - x0 > y1 - y0
+            img = _upright(cell, s, False)
+            for level in FACE_LEVELS:
+                x0, y0, x1, y1 = _face_box(img, level)
+                long, short = sorted((x1 - x0, y1 - y0), reverse=True)
+                face = abs(long / READ_SCALE / TILE_H - 1) <= FACE_FIT  # a face's outline, not
+                face &= abs(short / READ_SCALE / TILE_W - 1) <= FACE_FIT  # a glyph's or a side's
+                if face and long / max(short, 1.0) >= FACE_ASPECT:
+                    return True, min(share, 1.0), x1 - x0 > y1 - y0
             upright = _turn_back(tile, s, False)
             uh, uw = upright.shape
             edge = 6
@@ -515,11 +538,12 @@ def _alone(
     return Image.fromarray(arr), (x0, y0, x1, y1)
 
 
-def _face_box(img: Image.Image) -> tuple[float, float, float, float]:
+def _face_box(img: Image.Image, level: float = 0.5) -> tuple[float, float, float, float]:
     """The bright face inside a slot's cell (the cell is larger, for parallax): the face about
-    the cell's centre, a neighbour's beyond a strip of felt left out."""
+    the cell's centre, a neighbour's beyond a strip of felt left out. Bright: over ``level``
+    of the way from the cell's darkest to its brightest."""
     arr = np.asarray(img, dtype=np.float32).sum(2)
-    bright = arr > 0.5 * (arr.max() + arr.min())
+    bright = arr > arr.min() + level * (arr.max() - arr.min())
     cols = _face_lines(bright.mean(0))
     rows = _face_lines(bright[:, cols[0] : cols[-1] + 1].mean(1)) if cols.size else cols
     if rows.size < 4 or cols.size < 4:

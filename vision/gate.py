@@ -12,7 +12,8 @@ arm has left it, not the whole zone); unchanged zones keep their state, so the r
 cost follows the actions, not the frame rate. A changed blob that crosses the table's edge is
 an arm (players reach in from their side), and all its convex hull is (a sleeve as bright as
 the felt differs only at its outline): the slots under it or within ``NEAR_MM`` of it are
-occluded, which is a state, never a change.
+occluded, which is a state, never a change. Arms are also looked for in colour (a view of its
+own, kept beside the grey one): a black sleeve over a dark blue felt is as bright as the felt.
 """
 
 from __future__ import annotations
@@ -60,16 +61,24 @@ class Gate:
     calm_since: float | None = None
     first_seen: float | None = None
     occluder: np.ndarray | None = None
-    first_views: list[tuple[float, np.ndarray]] = field(default_factory=list)  # until ready
+    # until ready: (t, the grey view, the colour view)
+    first_views: list[tuple[float, np.ndarray, np.ndarray | None]] = field(default_factory=list)
     motion: float = MOTION  # set from the noise seen before reading starts
     noise: list[float] = field(default_factory=list)  # frame-to-frame, until ready
+    # the colour view (the table's channels, each over its grey level), for arms only: its
+    # background, since when each pixel has not changed in colour, its threshold and noise
+    colour: np.ndarray | None = None
+    colour_whole: np.ndarray | None = None
+    colour_still: np.ndarray | None = None
+    colour_motion: float = MOTION
+    colour_noise: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         for seat in SEATS:
             for zone in ZONES:
                 self.zones[(seat, zone)] = ZoneGate(pixel_box(zone_box(seat, zone), GATE_SCALE))
 
-    def ready(self, view: np.ndarray, t: float) -> bool:
+    def ready(self, view: np.ndarray, t: float, colour: np.ndarray | None = None) -> bool:
         """Whether reading may start: the table has been at rest for ``START_CALM_S`` (this
         frame included: the frame an arm enters is no background), or ``START_WAIT_S`` has
         passed. The background is then each pixel's median over the calm stretch, or over the
@@ -84,24 +93,36 @@ class Gate:
         if prev is not view:  # the robust sigma of a still pixel's change (arms are few)
             self.noise.append(1.4826 * float(np.median(np.abs(view - prev))))
             self.motion = max(MOTION, NOISE_K * float(np.median(self.noise)))
+        if colour is not None:
+            if self.colour is not None:
+                change = np.abs(colour - self.colour).max(2)
+                self.colour_noise.append(1.4826 * float(np.median(change)))
+                self.colour_motion = max(MOTION, NOISE_K * float(np.median(self.colour_noise)))
+            self.colour = colour
         if len(self.first_views) < round(START_WAIT_S / 0.2) + 1 and (
             t - self.first_seen >= 0.2 * len(self.first_views) - 1e-6
         ):
-            self.first_views.append((t, view))  # 5 a second at most
+            self.first_views.append((t, view, colour))  # 5 a second at most
         if (np.abs(view - prev) > self.motion).sum() >= ARM_PIXELS // 4 or self.calm_since is None:
             self.calm_since = t
         if t - self.calm_since >= START_CALM_S - 1e-6:
-            seen = [v for s, v in self.first_views if s >= self.calm_since]
+            seen = [(v, c) for s, v, c in self.first_views if s >= self.calm_since]
         elif t - self.first_seen >= START_WAIT_S - 1e-6:  # a busy table: start anyway
-            seen = [v for _, v in self.first_views]
+            seen = [(v, c) for _, v, c in self.first_views]
         else:
             return False
-        self.whole = np.median(np.stack([*seen, view]), axis=0).astype(np.float32)
+        self.whole = np.median(np.stack([*(v for v, _ in seen), view]), axis=0).astype(np.float32)
+        if colour is not None:
+            colours = [c for _, c in seen if c is not None]
+            self.colour_whole = np.median(np.stack([*colours, colour]), axis=0).astype(np.float32)
         self.first_views = []
         return True
 
-    def update(self, view: np.ndarray, t: float) -> list[tuple[str, str]]:
-        """Feed one gate view; the zones that changed since their last reading."""
+    def update(
+        self, view: np.ndarray, t: float, colour: np.ndarray | None = None
+    ) -> list[tuple[str, str]]:
+        """Feed one gate view (and its colour view); the zones that changed since their last
+        reading."""
         prev = self.previous if self.previous is not None else view
         moving = np.abs(view - prev) > self.motion
         self.previous = view
@@ -125,8 +146,26 @@ class Gate:
             changed = changed.sum() >= CHANGED_PIXELS
             if changed or z.last_read is not None:
                 due.append(key)
-        self.occluder = self._arms(np.abs(view - self.whole) > self.motion)  # (not where it was)
+        changed = np.abs(view - self.whole) > self.motion
+        if colour is not None:
+            changed |= self._colour_changed(colour, t)
+        self.occluder = self._arms(changed)  # (not where it was)
         return due
+
+    def _colour_changed(self, colour: np.ndarray, t: float) -> np.ndarray:
+        """Where the colour view differs from its background: which, as the grey one, takes
+        in what has not changed for ``ABSORB_S``."""
+        prev = self.colour if self.colour is not None else colour
+        if self.colour_whole is None:
+            self.colour_whole = colour.copy()
+        if self.colour_still is None:
+            self.colour_still = np.full(colour.shape[:2], t, np.float32)
+        self.colour = colour
+        self.colour_still[np.abs(colour - prev).max(2) > self.colour_motion] = t
+        calm = t - self.colour_still >= ABSORB_S
+        self.colour_whole[calm] = colour[calm]
+        changed: np.ndarray = np.abs(colour - self.colour_whole).max(2) > self.colour_motion
+        return changed
 
     @property
     def touch(self) -> float:
@@ -150,6 +189,8 @@ class Gate:
         z.last_read = None
         if self.whole is not None:
             self.whole[y1:y2, x1:x2] = z.reference
+        if self.colour_whole is not None and self.colour is not None:
+            self.colour_whole[y1:y2, x1:x2] = self.colour[y1:y2, x1:x2]
 
     def _arms(self, changed: np.ndarray) -> np.ndarray:
         if not changed.any():

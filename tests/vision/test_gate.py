@@ -71,3 +71,25 @@ def test_a_noisy_camera_raises_the_motion_threshold_and_still_sees_a_tile_put_do
     x1, y1, x2, y2 = _box("E", "river", 0)
     tile[y1:y2, x1:x2] = 1.8  # an ivory face on the felt
     assert ("E", "river") in gate.update(noisy(tile), 1.6)
+
+
+def test_a_sleeve_as_bright_as_the_felt_but_not_its_colour_is_an_arm() -> None:
+    """A black sleeve over a dark blue felt: in grey it is the felt, so the slots under it were
+    read (as backs, the discard there as a tile nobody could read). The colour view sees it
+    from the table's edge, and its slots are hidden."""
+    table = np.ones((SIDE, SIDE), np.float32)
+    felt = np.broadcast_to(np.array([0.8, 1.0, 1.3], np.float32), (SIDE, SIDE, 3)).copy()
+    sleeve = felt.copy()
+    x1, y1, _, _ = _box("E", "river", 3)
+    _, _, x2, _ = _box("E", "river", 5)
+    sleeve[y1:, x1:x2] = (1.05, 1.0, 0.95)  # as bright, in grey, as the felt
+    gate = Gate()
+    for i in range(4):
+        gate.ready(table, i * 0.2, felt)
+    for key in gate.update(table, 0.6, felt):
+        gate.accept(key, table)
+    gate.update(table, 1.0, sleeve)
+    assert {3, 4, 5} <= gate.occluded("E", "river")
+    grey_only = _settled_gate(table)
+    grey_only.update(table, 1.0)
+    assert grey_only.occluded("E", "river") == set()
