@@ -330,14 +330,27 @@ class Fusion(Record):
         if hand.last_discard is not None:
             options = claims(seat, cells, *hand.last_discard, [])
             options += self._misread_claims(obs, cells)
-        if not options and self.now - obs.ts >= DRAW_UNSEEN_S and hand.turn is not seat:
-            # a discard the camera never saw (an arm over the river until the tile was taken):
-            # the claim names it, by its sideways tile, from the seat whose turn it was
-            source = hand.turn
-            at = claimed_cell(seat, source, len(cells))
-            for tile, _ in cells[at].readings() if at is not None else []:
-                discard = [*self._draw_before(source), Discard(seat=source, tile=tile)]
-                options += claims(seat, cells, source, tile, discard, UNSEEN_DISCARD)
+        if hand.turn is not seat:
+            options += self._unseen_discard_claims(obs, cells)
+        return options
+
+    def _unseen_discard_claims(self, obs: ZoneSeen, cells: list[SlotSeen]) -> list[Option]:
+        """Claims of a discard the camera never saw (an arm over the river until the tile was
+        taken): the claim names it, by its sideways tile, from the seat whose turn it was.
+        Until the camera has had ``DRAW_UNSEEN_S`` to see that discard, they are one reading
+        that names nothing: it keeps a claim that the last discard explains only by a misread
+        and an irregularity (a chow from the opposite seat, its sideways tile missed) from being
+        recorded before the discard it took."""
+        hand = self.table.state.hand
+        assert hand is not None
+        source = hand.turn
+        at = claimed_cell(obs.seat, source, len(cells))
+        options: list[Option] = []
+        for tile, _ in cells[at].readings() if at is not None else []:
+            discard = [*self._draw_before(source), Discard(seat=source, tile=tile)]
+            options += claims(obs.seat, cells, source, tile, discard, UNSEEN_DISCARD)
+        if options and self.now - obs.ts < DRAW_UNSEEN_S:
+            return [Option([], sum(o.likelihood for o in options))]
         return options
 
     def _misread_claims(self, obs: ZoneSeen, cells: list[SlotSeen]) -> list[Option]:

@@ -135,9 +135,16 @@ class Record:
             item.why = why
             return None
         fewest = min(raised for _, raised in allowed)  # (alerts all readings raise aside)
-        weighed = [(o, o.likelihood * IRREGULAR ** (raised - fewest)) for o, raised in allowed]
-        total = sum(q for _, q in weighed) + unnamed
-        shares = sorted(((o, q / total) for o, q in weighed), key=lambda w: -w[1])
+        # readings that record the same actions are one (a laid-down hand with either of two
+        # faces misread as the same tile), weighed together, named as the likeliest names it
+        same: dict[str, tuple[Option, float]] = {}
+        for option, raised in allowed:
+            key = repr(option.actions)
+            best, q = same.get(key, (option, 0.0))
+            best = best if best.likelihood >= option.likelihood else option
+            same[key] = best, q + option.likelihood * IRREGULAR ** (raised - fewest)
+        total = sum(q for _, q in same.values()) + unnamed
+        shares = sorted(((o, q / total) for o, q in same.values()), key=lambda w: -w[1])
         return shares[0][0], shares[0][1], shares
 
     def _commit(self, item: Pending, option: Option, share: float) -> None:
@@ -152,12 +159,13 @@ class Record:
     def _doubt_behind(self, item: Pending) -> tuple[Pending, Option, float] | None:
         """The unsure change, waiting or told, that the rules need for this one to be allowed
         (the discard before the next seat's, the claim before the claimer's discard): its
-        likeliest reading happened, since play went on past it (returned with its share)."""
+        likeliest reading happened, since play went on past it (returned with its share). Not
+        when what the camera did not name is likelier (a discard it may yet see)."""
         waiting = [p for p in self.pending if p.unsure and p is not item]
         why = item.why
         for doubt in reversed(self.doubts + waiting):
             weighed = self._weigh(doubt)
-            if weighed is None:
+            if weighed is None or weighed[1] < 1.0 - sum(q for _, q in weighed[2]):
                 continue
             before = self._events(weighed[0].actions, doubt, weighed[1])
             base = copy.deepcopy(self.table)

@@ -3,6 +3,7 @@ hand's actions exactly (the camera's side of the reconstruction, without the cam
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import NamedTuple
@@ -611,3 +612,52 @@ def test_a_kong_declared_long_after_its_draw_has_the_draw_timed_by_the_wall(seed
     wanted = [e for e in slow if e.type == "draw"]
     seen = next(d for d, w in zip(drawn, wanted, strict=True) if w is slow[draw])
     assert seen.ts - slow[draw].ts < 1.0
+
+
+def test_a_chow_whose_discard_and_sideways_tile_were_missed_is_not_put_on_the_seat_before() -> None:
+    """An arm lay over the left player's river until the chow took its discard, and the meld's
+    sideways tile was read upright: the discard before it (the opposite player's) then also
+    fits the meld, as a misread and a chow from the wrong seat. The discard the camera may yet
+    see is likelier, and once the camera has had its time, the claim names it."""
+    events = list(SMOKE)
+    chow = next(e for e in events if e.type == "chow")
+    taken = max((e for e in events if e.type == "discard" and e.ts < chow.ts), key=lambda e: e.ts)
+    seat = chow.payload.seat  # type: ignore[attr-defined]
+    source = taken.payload.seat  # type: ignore[attr-defined]
+    assert (seat - source) % 4 == 1  # (a chow is of the left player's discard)
+    seen = []
+    for o in observations(events=events):
+        if o.zone == "river" and o.seat is source and taken.ts < o.ts < chow.ts:
+            continue  # the discard, under the arm
+        if o.zone == "meld" and o.seat is seat and o.ts > chow.ts:
+            o = replace(o, slots=tuple(replace(s, sideways=False) for s in o.slots))
+        seen.append(o)
+    fusion = hidden_run(events, seen)
+    assert [action_key(e) for e in as_corrected(fusion.events) if e.type in KINDS] == [
+        action_key(e) for e in events if e.type in KINDS
+    ]
+    assert not any(e.type == "discard_corrected" for e in fusion.events)
+
+
+def test_a_hand_shown_that_two_misreads_make_the_same_winning_hand_is_that_hand() -> None:
+    """A winner's hand with one tile read as another tile it holds: either face of that tile
+    may be the misread one, and both readings give the same hand. They are one reading (the
+    parlour's bench left a win unrecorded: 44667788m, 45 % and 17 % as two readings)."""
+    events = list(Simulator(seed=0).run(1))
+    win = next(e for e in events if e.type == "win")
+    seen = observations(events=events)
+    shown = [o for o in seen if o.zone == "hand" and o.ts > win.ts and len(o.slots) >= 8]
+    faces = [s for s in shown[-1].slots if s.tile is not None]
+    count = Counter(s.tile for s in faces)
+    misread = next(s for s in faces if count[s.tile] == 2)  # a pair's tile read as …
+    twin = next(s for s in faces if count[s.tile] == 3)  # … a pung's: no winning hand so
+    assert misread.tile is not None and twin.tile is not None
+    for i, obs in enumerate(seen):
+        if obs in shown:
+            read = _misread(obs, misread.index, tile_name(twin.tile), ((misread.tile, 0.3),))
+            seen[i] = _misread(read, twin.index, tile_name(twin.tile), ((misread.tile, 0.3),))
+    fusion = hidden_run(events, seen)
+    truth = Table()
+    for e in events:
+        truth.apply(e)
+    assert _results(fusion.table) == _results(truth)
