@@ -253,8 +253,8 @@ class TableReader:
 
     def _table_colour(self, frame: np.ndarray) -> np.ndarray:
         """The table from above in colour, small and white-balanced, for the gate's arms: the
-        colours of a sleeve and of a felt as bright differ, but barely past the noise of each
-        pixel (a stream's coarse colour), so blurred over a few times a sleeve's width less."""
+        colours of a sleeve and of a felt as bright differ, but barely past each pixel's noise
+        (a stream's coarse colour), so the view is blurred (over a tenth of a sleeve's width)."""
         warped = self._gate_warp(frame)
         if self.balance is not None:
             warped *= self.balance
