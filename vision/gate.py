@@ -30,9 +30,6 @@ GATE_SCALE = 0.25  # px per mm of the gate's view
 MOTION = 0.06  # a pixel moved: its brightness (relative to the table's) changed this much …
 NOISE_K = 6.0  # … or this many times the frame-to-frame noise where the camera is noisier
 # (a dim venue's sensor, a compressed stream: its still table "moved" everywhere, never calm)
-COLOUR_NOISE_K = 12.0  # the colour view's: a stream's colour flickers in blocks, far more often
-# past 6 σ than grey (the venue's felt: 0.5 % of its pixels a frame, never taken into the
-# background, and a chain of them joined a new meld to the table's edge as an arm)
 CHANGED_PIXELS = 3  # a zone with at least this many changed gate pixels is changed
 EDGE_MM = 565.0  # a changed blob reaching past this (|x| or |y|: beyond every tile, even a
 # standing one seen askew) is an arm from a player's side
@@ -100,8 +97,7 @@ class Gate:
             if self.colour is not None:
                 change = np.abs(colour - self.colour).max(2)
                 self.colour_noise.append(1.4826 * float(np.median(change)))
-                noise = float(np.median(self.colour_noise))
-                self.colour_motion = max(MOTION, COLOUR_NOISE_K * noise)
+                self.colour_motion = max(MOTION, NOISE_K * float(np.median(self.colour_noise)))
             self.colour = colour
         if len(self.first_views) < round(START_WAIT_S / 0.2) + 1 and (
             t - self.first_seen >= 0.2 * len(self.first_views) - 1e-6
