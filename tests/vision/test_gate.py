@@ -90,6 +90,3 @@ def test_a_sleeve_as_bright_as_the_felt_but_not_its_colour_is_an_arm() -> None:
         gate.accept(key, table)
     gate.update(table, 1.0, sleeve)
     assert {3, 4, 5} <= gate.occluded("E", "river")
-    grey_only = _settled_gate(table)
-    grey_only.update(table, 1.0)
-    assert grey_only.occluded("E", "river") == set()
