@@ -78,6 +78,7 @@ DOMAINS = {
     "club": ("text", "club", "club"),
     "parlour": ("text", "parlour", "parlour"),
     "pavilion": ("text", "pavilion", "pavilion"),
+    "terrace": ("text", "terrace", "terrace"),
 }
 
 

@@ -20,6 +20,10 @@ dark hands, and a camera turned the other way, with the strongest barrel. Parlou
 was then looked into, so ``pavilion`` was written down, before any figure of it, as the next
 unseen check: a blue felt in bright, cool daylight close to clipping, white tiles with yellow
 backs, olive sleeves over pale forearms, the coarsest stream, and the lowest, most tilted camera.
+Once the venue's late meld had been looked into (with the hovers of every domain, pavilion's
+too), ``terrace`` was written down, before any figure of it, as the next unseen check: a classic
+green felt in mixed evening light, bone tiles with pale blue backs, wine-red sleeves as bright
+as the felt in grey, the softest lens, and a camera turned further than any other.
 """
 
 from __future__ import annotations
@@ -112,6 +116,22 @@ LOOKS = {
         noise=3.0,
         blur=0.7,
         jpeg=35,
+    ),
+    "terrace": TableLook(  # written after the venue's late meld, before any figure of its own
+        felt=(30, 110, 70),
+        body=(232, 222, 196),
+        side=(168.0, 158.0, 130.0),
+        back=(120, 170, 210),
+        gain=0.95,
+        tint=(1.02, 1.0, 0.9),
+        vignette=0.2,
+        sleeve=(140, 60, 80),
+        skin=(176, 124, 96),
+        sleeve_mm=68.0,
+        forearm=0.35,
+        noise=4.5,
+        blur=1.3,
+        jpeg=40,
     ),
     "club": TableLook(  # written down after the hall was measured, before any figure of its own
         felt=(96, 30, 42),

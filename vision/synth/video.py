@@ -85,6 +85,8 @@ POSES = {
     "parlour": CameraPose(height=1300.0, tilt=10.0, yaw=-12.0, aim_x=-10.0, aim_y=-15.0, k1=-0.035),
     # the pavilion look's camera (written down with it): the lowest and most tilted
     "pavilion": CameraPose(height=1225.0, tilt=12.0, yaw=4.0, aim_x=15.0, aim_y=12.0, k1=-0.02),
+    # the terrace look's camera (written down with it): turned further than any other
+    "terrace": CameraPose(height=1350.0, tilt=6.0, yaw=-16.0, aim_x=18.0, aim_y=-20.0, k1=-0.035),
 }
 
 
