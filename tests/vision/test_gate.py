@@ -90,3 +90,28 @@ def test_a_sleeve_as_bright_as_the_felt_but_not_its_colour_is_an_arm() -> None:
         gate.accept(key, table)
     gate.update(table, 1.0, sleeve)
     assert {3, 4, 5} <= gate.occluded("E", "river")
+
+
+def test_tiles_laid_by_the_edge_and_joined_to_it_thinly_are_no_arm_once_at_rest() -> None:
+    """A pung laid down by East's edge, joined to it by a thin change (a compressed stream's
+    blocks round the new tiles, the standing hand's outline): once the arm has gone and it has
+    been still for a second, it is tiles, and the meld is read (it was hidden as an arm until
+    the background took it in, 8 s, and the pung came 9 s late). An arm held still over the
+    river, which crosses the edge as wide as a forearm, stays an arm."""
+    table = np.ones((SIDE, SIDE), np.float32)
+    gate = _settled_gate(table)
+    laid = table.copy()
+    x1, y1, _, y2 = _box("E", "meld", 0)
+    _, _, x2, _ = _box("E", "meld", 2)
+    laid[y1:y2, x1:x2] = 1.8  # three faces up
+    laid[y2:, x1 + 4 : x1 + 8] = 1.3  # a thin change from the meld to the edge
+    gate.update(laid, 1.0)
+    assert gate.occluded("E", "meld")  # just laid: as likely an arm still there
+    gate.update(laid, 2.2)
+    assert not gate.occluded("E", "meld")
+    resting = table.copy()
+    u1, v1, _, _ = _box("E", "river", 2)
+    resting[v1:, u1 : u1 + 20] = 0.3  # a sleeve 80 mm wide from the edge over the river
+    gate.update(resting, 3.0)
+    gate.update(resting, 4.4)
+    assert 2 in gate.occluded("E", "river")
