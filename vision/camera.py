@@ -51,7 +51,8 @@ LYING_MM = 18.0  # a face this deep lies flat (35 mm); a standing tile's top sho
 BACK_IVORY = 0.1  # a tile with less ivory face than this is a back (else the classifier says:
 # a face's big glyph and the tile's pale side put faces and backs both at 0.25-0.4), unless a
 # venue profile enrolled from this camera knows the venue's backs: a 1p's red ring fills its face
-FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row
+FACE_SHARE = 0.7  # a row of a face is this bright beside the cell's brightest row …
+FACE_HUE = 0.08  # … and this near its colour (chromaticity, L1; a coloured back is 0.2+ off)
 FACE_ASPECT = 1.12  # a meld face this much wider than tall lies sideways (35 × 26 mm: 1.35),
 FACE_FIT = 0.2  # when its outline is a face's size within this share
 # the levels a meld face's outline is cut at, in turn, until one is a face's size: a lying
@@ -104,11 +105,11 @@ class TableReader:
         if not self._calibrated(frame, t):
             return []
         assert self.calibration is not None
-        grey = self._table_grey(frame)
+        grey, colour = self._table_views(frame)
         self._follow_light(grey)
         level = max(float(np.median(grey)), 1.0)
         view = grey / level  # the gate compares shapes, not light
-        colour = self._table_colour(frame) / level
+        colour /= level
         out: list[ZoneSeen] = []
         for key in self.hidden:  # occlusion is a state of now: cleared, then set again
             self.stabiliser.occlude(key, False)
@@ -245,27 +246,26 @@ class TableReader:
         gains: np.ndarray = np.clip(white.mean() / white, 0.5, 2.0)
         return gains
 
-    def _table_grey(self, frame: np.ndarray) -> np.ndarray:
-        """The table from above in grey, small (the gate's view and the light's)."""
-        warped = self._gate_warp(cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY))
-        out: np.ndarray = cv2.GaussianBlur(warped, (3, 3), 0.8)  # sensor noise is not motion
-        return out
-
-    def _table_colour(self, frame: np.ndarray) -> np.ndarray:
-        """The table from above in colour, small and white-balanced, for the gate's arms: the
-        colours of a sleeve and of a felt as bright differ, but barely past each pixel's noise
-        (a stream's coarse colour), so the view is blurred (over a tenth of a sleeve's width)."""
+    def _table_views(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The table from above, small, in grey (the gate's view and the light's) and in
+        colour, white-balanced, for the gate's arms: the colours of a sleeve and of a felt as
+        bright differ, but barely past each pixel's noise (a stream's coarse colour), so that
+        view is blurred (over a tenth of a sleeve's width). One warp makes both: the frame's
+        resize is the pipeline's largest cost."""
         warped = self._gate_warp(frame)
+        grey: np.ndarray = cv2.GaussianBlur(  # sensor noise is not motion
+            cv2.cvtColor(warped, cv2.COLOR_RGB2GRAY), (3, 3), 0.8
+        )
         if self.balance is not None:
             warped *= self.balance
-        out: np.ndarray = cv2.GaussianBlur(warped, (7, 7), COLOUR_BLUR)
-        return out
+        colour: np.ndarray = cv2.GaussianBlur(warped, (7, 7), COLOUR_BLUR)
+        return grey, colour
 
-    def _gate_warp(self, image: np.ndarray) -> np.ndarray:
-        """An image of the frame (grey or colour) on the gate's view of the table."""
-        factor = max(1, image.shape[0] // 360)
-        size = (image.shape[1] // factor, image.shape[0] // factor)
-        small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    def _gate_warp(self, frame: np.ndarray) -> np.ndarray:
+        """The frame on the gate's view of the table."""
+        factor = max(1, frame.shape[0] // 360)
+        size = (frame.shape[1] // factor, frame.shape[0] // factor)
+        small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
         assert self.calibration is not None
         scaled = np.diag([1 / factor, 1 / factor, 1.0]) @ self.calibration.image_from_table
         warped: np.ndarray = cv2.warpPerspective(
@@ -506,13 +506,22 @@ def _upright(cell: np.ndarray, s: Slot, sideways: bool) -> Image.Image:
 def _face_depth(cell: np.ndarray, s: Slot) -> float:
     """How deep (mm, towards the table centre) the bright face in a hand slot reaches: its
     rows about as bright as the brightest (each row by its 75th percentile across the tile,
-    so a glyph's strokes do not darken it). A standing tile seen askew shows a long side
-    below its top, but that side is in shade (~0.6 of the face): halfway between the felt
-    and the face it passed for a face on a dark felt, and the standing hand read as tiles."""
-    upright = _turn_back(cell.sum(2), s, False)
+    so a glyph's strokes do not darken it), and of its colour. A standing tile seen askew shows
+    a long side below its top, but that side is in shade (~0.6 of the face): halfway between
+    the felt and the face it passed for a face on a dark felt, and the standing hand read as
+    tiles. A camera further off shows the back below the top too, which, pale blue or yellow,
+    is as bright as a face, but not of its colour."""
+    upright = _turn_back(cell.astype(np.float32), s, False)
     m = round(MARGIN_MM * READ_SCALE) + 2
-    rows = np.percentile(upright[:, m : upright.shape[1] - m], 75, axis=1)
-    return float((rows > FACE_SHARE * float(rows.max())).sum()) / READ_SCALE
+    upright = upright[:, m : upright.shape[1] - m]
+    total = upright.sum(2)
+    rows = np.percentile(total, 75, axis=1)
+    top = (total >= rows[:, None])[..., None]  # each row's brightest pixels: no glyph strokes
+    colours = (upright / (total[..., None] + 1.0) * top).sum(1) / top.sum(1)  # their chromaticity
+    brightest = int(rows.argmax())
+    face = rows > FACE_SHARE * float(rows[brightest])
+    face &= np.abs(colours - colours[brightest]).sum(1) < FACE_HUE
+    return float(face.sum()) / READ_SCALE
 
 
 def _alone(
