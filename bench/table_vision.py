@@ -79,6 +79,7 @@ DOMAINS = {
     "parlour": ("text", "parlour", "parlour"),
     "pavilion": ("text", "pavilion", "pavilion"),
     "terrace": ("text", "terrace", "terrace"),
+    "lodge": ("text", "lodge", "lodge"),
 }
 
 

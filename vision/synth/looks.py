@@ -23,7 +23,10 @@ backs, olive sleeves over pale forearms, the coarsest stream, and the lowest, mo
 Once the venue's late meld had been looked into (with the hovers of every domain, pavilion's
 too), ``terrace`` was written down, before any figure of it, as the next unseen check: a classic
 green felt in mixed evening light, bone tiles with pale blue backs, wine-red sleeves as bright
-as the felt in grey, the softest lens, and a camera turned further than any other.
+as the felt in grey, the softest lens, and a camera turned further than any other. Once the
+terrace's standing hands had been looked into, ``lodge`` was written down, before any figure of
+it, as the next unseen check: a light tan felt under cool light, white tiles with red backs,
+denim sleeves over dark hands, and the highest camera.
 """
 
 from __future__ import annotations
@@ -132,6 +135,22 @@ LOOKS = {
         noise=4.5,
         blur=1.3,
         jpeg=40,
+    ),
+    "lodge": TableLook(  # written after the terrace's hands, before any figure of its own
+        felt=(168, 148, 116),
+        body=(240, 236, 226),
+        side=(184.0, 178.0, 164.0),
+        back=(180, 40, 50),
+        gain=1.0,
+        tint=(0.92, 1.0, 1.1),
+        vignette=0.3,
+        sleeve=(60, 90, 160),
+        skin=(96, 64, 48),
+        sleeve_mm=84.0,
+        forearm=0.4,
+        noise=5.0,
+        blur=1.0,
+        jpeg=55,
     ),
     "club": TableLook(  # written down after the hall was measured, before any figure of its own
         felt=(96, 30, 42),

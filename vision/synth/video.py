@@ -87,6 +87,8 @@ POSES = {
     "pavilion": CameraPose(height=1225.0, tilt=12.0, yaw=4.0, aim_x=15.0, aim_y=12.0, k1=-0.02),
     # the terrace look's camera (written down with it): turned further than any other
     "terrace": CameraPose(height=1350.0, tilt=6.0, yaw=-16.0, aim_x=18.0, aim_y=-20.0, k1=-0.035),
+    # the lodge look's camera (written down with it): the highest
+    "lodge": CameraPose(height=1650.0, tilt=5.0, yaw=9.0, aim_x=-15.0, aim_y=22.0, k1=-0.025),
 }
 
 
