@@ -217,30 +217,25 @@ class Gate:
         # an arm is its blob's convex hull: a sleeve about as bright as the felt differs only
         # at its outline, its hand and over tiles (blobs of their own, too small for an arm)
         out = np.zeros(mask.shape, np.uint8)
+        # a blob at rest is an arm only where it crosses the edge as a forearm does: as wide,
+        # and solidly (changed pixels a 20 mm square fits in; a stream's blocks are thinner)
+        assert self.still is not None
+        moved = (
+            self.still if self.colour_still is None else np.maximum(self.still, self.colour_still)
+        )
+        solid = cv2.morphologyEx(
+            changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)
+        )
+        forearm = round(FOREARM_MM * GATE_SCALE) * _EDGE_PX
         for arm in arms[arms > 0]:
             blob = labels == arm
-            if self._at_rest(blob & (opened > 0), t) and not self._crosses(blob, changed, border):
+            at_rest = (t - moved[blob & (opened > 0)] >= REST_S).mean() >= REST_SHARE
+            if at_rest and (blob & border & (solid > 0)).sum() < forearm:
                 continue  # tiles laid down by the edge, joined to it by a thin change
             cv2.fillConvexPoly(out, cv2.convexHull(cv2.findNonZero(blob.astype(np.uint8))), 1)
         near = 2 * round(NEAR_MM * GATE_SCALE) + 1
         hidden: np.ndarray = cv2.dilate(out, np.ones((near, near), np.uint8)) > 0
         return hidden
-
-    def _at_rest(self, blob: np.ndarray, t: float) -> bool:
-        """Whether most of a blob has not changed, in grey or colour, for ``REST_S``."""
-        assert self.still is not None
-        moved = (
-            self.still if self.colour_still is None else np.maximum(self.still, self.colour_still)
-        )
-        return bool((t - moved[blob] >= REST_S).mean() >= REST_SHARE)
-
-    def _crosses(self, blob: np.ndarray, changed: np.ndarray, border: np.ndarray) -> bool:
-        """Whether a blob crosses the table's edge as a forearm does: as wide, and solidly
-        (changed pixels a 20 mm square fits in; a stream's blocks and outlines are thinner)."""
-        solid = cv2.morphologyEx(
-            changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)
-        )
-        return int((blob & border & (solid > 0)).sum()) >= round(FOREARM_MM * GATE_SCALE) * _EDGE_PX
 
     def changed_slots(self, seat: str, zone: str, view: np.ndarray) -> set[int]:
         """Slots of a zone whose gate pixels differ from the zone's last reading or, for a
