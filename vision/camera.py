@@ -30,6 +30,7 @@ from vision.calibrate import (
 from vision.classes import BACK, class_label
 from vision.detect import TileRecognizer, tile_crop
 from vision.gate import GATE_SCALE, Gate
+from vision.slot_test import SlotPixels, SlotTest
 from vision.stabilise import Alternatives, Reading, Stabiliser
 from vision.zones import (
     SEATS,
@@ -99,6 +100,16 @@ class TableReader:
     hidden: set[str] = field(default_factory=set)  # slot keys under an arm in the last frame
     # called with (t, the rectified table as RGB) at each settled change (the rig keeps stills)
     on_settled: Callable[[float, np.ndarray], None] | None = None
+    fitted_test: SlotTest | None = None  # the tile test fitted on an enrolment clip's plan
+
+    @property
+    def slot_test(self) -> SlotTest:
+        """The tile test's thresholds: fitted on this clip (enrolment), else the venue
+        profile's (enrolled from this camera), else the defaults."""
+        profile = self.recognizer.profile
+        if self.fitted_test is not None:
+            return self.fitted_test
+        return profile.slot_test if profile is not None else SlotTest()
 
     def process(self, frame: np.ndarray, t: float, number: int = 0) -> list[ZoneSeen]:
         """One RGB frame at time ``t``: the zones whose committed state changed."""
@@ -231,17 +242,25 @@ class TableReader:
         """Per-channel gains that make the marker sheets' white paper grey: a venue's warm or
         cold light otherwise tints the tiles' faces (an ivory face under a warm lamp is read as
         no face), and the classifier learnt faces under white light. The light's level is
-        left: every threshold is relative to the felt. None where no white shows round the
-        markers (a calibration by hand, markers covered)."""
-        ring: list[np.ndarray] = []
+        left: every threshold is relative to the felt. A sheet is white where it is
+        WHITE_OVER_FELT × the felt beside it (a light that falls off towards the corners dims
+        both: the lodge's paper was 1.17 × the felt at the table's centre, 1.7 × its own).
+        None where no white shows round the markers (a calibration by hand, markers covered)."""
+        paper: list[np.ndarray] = []
         inner, outer = MARKER_MM / 2 + 3, MARKER_WHITE_MM / 2 - 3
+        beyond = MARKER_WHITE_MM / 2 + 15  # the felt round the sheet, clear of its edge
         for x, y in MARKER_CENTRES.values():
-            box = self._warp(frame, (x - outer, y - outer, x + outer, y + outer), 1.0)
+            box = self._warp(frame, (x - beyond, y - beyond, x + beyond, y + beyond), 1.0)
             yy, xx = np.mgrid[0 : box.shape[0], 0 : box.shape[1]] - (box.shape[0] - 1) / 2
-            ring.append(box[np.maximum(abs(xx), abs(yy)) >= inner])
-        white = np.median(np.concatenate(ring), axis=0).astype(np.float32)
-        centre = self._warp(frame, (-80.0, -80.0, 80.0, 80.0), 1.0).reshape(-1, 3)
-        if white.sum() < WHITE_OVER_FELT * float(np.median(centre.sum(1))) or white.min() < 1:
+            ring = np.maximum(abs(xx), abs(yy))
+            white = box[(ring >= inner) & (ring <= outer)]
+            felt = np.median(box[ring >= MARKER_WHITE_MM / 2 + 4].sum(1))
+            if np.median(white.sum(1)) >= WHITE_OVER_FELT * felt:
+                paper.append(white)
+        if not paper:
+            return None
+        white = np.median(np.concatenate(paper), axis=0).astype(np.float32)
+        if white.min() < 1:
             return None
         gains: np.ndarray = np.clip(white.mean() / white, 0.5, 2.0)
         return gains
@@ -364,37 +383,64 @@ class TableReader:
         enrolment from its own camera learns its faces from (vision/enrol_camera.py)."""
         if not self._calibrated(frame, t):
             return {}
-        by_zone: dict[tuple[str, str], list[int]] = {}
-        for key in keys:
-            seat, zone, index = key.split("/")
-            by_zone.setdefault((seat, zone), []).append(int(index))
         out: dict[str, Image.Image] = {}
-        for (seat, zone), indices in by_zone.items():
+        for zone, cells in self._keyed_cells(frame, keys):
             faces: dict[str, Image.Image] = {}
-            for _, s, cell in self._cells(frame, seat, zone, indices):
+            for s, cell in cells:
                 occupied, _, sideways = self._occupancy(cell, s, zone)
                 if occupied:
                     faces[s.key] = _upright(cell, s, sideways)
             out.update(zip(faces, self._crops(list(faces.values()), zone), strict=True))
         return out
 
-    def _occupancy(self, cell: np.ndarray, s: Slot, zone: str) -> tuple[bool, float, bool]:
-        """(a tile lies here, the share of its pixels that are ivory face, it lies sideways);
-        judged at 1 px/mm (every other pixel of the cell)."""
+    def tile_tests(
+        self, frame: np.ndarray, keys: Iterable[str]
+    ) -> dict[str, tuple[bool, SlotPixels]]:
+        """Each slot ``SEAT/ZONE/I``: whether the tile test finds a tile in it, and the pixels
+        of its middle as the test sees them (what enrolment fits the test on). Calibrated
+        readers only."""
+        return {
+            s.key: (self._occupancy(cell, s, zone)[0], self._slot_pixels(cell, inner=True))
+            for zone, cells in self._keyed_cells(frame, keys)
+            for s, cell in cells
+        }
+
+    def _keyed_cells(
+        self, frame: np.ndarray, keys: Iterable[str]
+    ) -> Iterator[tuple[str, list[tuple[Slot, np.ndarray]]]]:
+        """The cells of the slots ``keys``, zone by zone (one warp a zone)."""
+        by_zone: dict[tuple[str, str], list[int]] = {}
+        for key in keys:
+            seat, zone, index = key.split("/")
+            by_zone.setdefault((seat, zone), []).append(int(index))
+        for (seat, zone), indices in by_zone.items():
+            yield zone, [(s, cell) for _, s, cell in self._cells(frame, seat, zone, indices)]
+
+    def _slot_pixels(self, cell: np.ndarray, inner: bool = False) -> SlotPixels:
+        """A slot's cell at 1 px/mm (every other pixel), as the tile test sees it against the
+        felt in the light now; ``inner``: only the middle a lying tile fills."""
         c = cell[::2, ::2]
+        if inner:
+            c = c[_inner(c.shape)]
         felt = self._felt_now()
         felt_sum = float(felt.sum()) + 1.0
         total = c.sum(2) + 1.0
         chroma = np.abs(c / total[..., None] - felt / felt_sum).sum(2)
-        bright = total / felt_sum
+        return SlotPixels(chroma, total / felt_sum)
+
+    def _occupancy(self, cell: np.ndarray, s: Slot, zone: str) -> tuple[bool, float, bool]:
+        """(a tile lies here, the share of its pixels that are ivory face, it lies sideways);
+        judged at 1 px/mm (every other pixel of the cell)."""
+        c = cell[::2, ::2]
+        px = self._slot_pixels(cell)
+        test = self.slot_test
+        tile = test.tile(px.chroma, px.bright) | _framed(px.bright > test.frame)
         top = c.max(2)
-        tile = (chroma > 0.12) | (bright > 1.6) | (bright < 0.45)
-        tile |= _framed(bright > FACE_FRAME)
-        ivory = (bright > 1.6) & (top - c.min(2) < 0.35 * top + 1)
-        h, w = tile.shape
+        ivory = (px.bright > test.pale) & (top - c.min(2) < 0.35 * top + 1)
         m = round(MARGIN_MM)
-        inner = tile[m + h // 8 : h - m - h // 8, m + w // 8 : w - m - w // 8]
+        inner = tile[_inner(tile.shape)]
         filled = float(inner.mean()) if inner.size else 0.0
+        h, w = tile.shape
         share = float(ivory[m : h - m, m : w - m].mean()) / max(filled, 1e-3)
         sideways = False
         if zone == "meld" and filled > 0.45:
@@ -586,6 +632,12 @@ def _framed(pale: np.ndarray) -> np.ndarray:
     cv2.floodFill(outside, None, (0, 0), 1)
     framed: np.ndarray = closed.astype(bool) | (outside[1:-1, 1:-1] == 0)
     return framed
+
+
+def _inner(shape: tuple[int, ...]) -> tuple[slice, slice]:
+    """The middle of a slot's cell (at 1 px/mm) that a lying tile fills: no margin, no rim."""
+    h, w, m = shape[0], shape[1], round(MARGIN_MM)
+    return slice(m + h // 8, h - m - h // 8), slice(m + w // 8, w - m - w // 8)
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:

@@ -278,6 +278,7 @@ def _enrol(args: argparse.Namespace) -> int:
         f"the profile names {info['held_out_accuracy']:.4f} of them, the shipped classifier "
         f"{info['held_out_shipped_accuracy']:.4f}; active: {info['fitted']['active']}"
     )
+    print(f"tile test: {info['fitted']['slot_test']}")
     print(f"wrote {args.out} (mjref vision run --profile {args.out})")
     return 0
 

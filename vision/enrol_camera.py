@@ -17,6 +17,11 @@ read as the venue's (the gate of vision/profile.py; the known styles are photos 
 the camera's own crops of them are far from both). The profile is kept only when it names the
 held-out rounds better than the shipped classifier; else it reads every crop as the shipped
 one does.
+
+Each clip also sets the camera's tile test (vision/slot_test.py) before a face is cut: the
+plan's slots hold a tile and every other slot shows the felt, so the thresholds are put between
+the two. On a light felt the defaults miss the venue's white faces, and the run time then reads
+with the profile's test.
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, SURE, TileRecognizer, 
 from vision.embedding import HEAD_BIAS, HEAD_WEIGHT
 from vision.enrol import EnrolError, Fitted, _known, _runtime_probs, fit_head, prototypes
 from vision.profile import VenueProfile, model_hash, unit
-from vision.zones import MELD_CELLS, RIVER_COLS, RIVER_ROWS, SEATS
+from vision.slot_test import SlotTest, fit_slot_test
+from vision.zones import MELD_CELLS, RIVER_COLS, RIVER_ROWS, SEATS, SLOT_COUNTS
 
 ROUNDS = 4  # layouts of the plan: each face lies at 4 places a round, 16 in all
 SHIFT = 9  # a round lays the kinds this many slots on from the round before
@@ -97,15 +103,17 @@ class RoundCrops:
 
     crops: list[Image.Image]
     labels: list[int]
+    test: SlotTest  # the tile test fitted on the clip's laid and empty slots
 
 
 def round_crops(
     reader: TableReader, frames: Iterable[tuple[float, np.ndarray]], round_: int, name: str
 ) -> RoundCrops:
     """The plan's tiles in FRAMES frames SPACING_S apart from the start of a clip of round
-    ``round_`` (frames as (t, RGB), read as they come). A crop far from its slot's median over
-    those frames (an arm passing) is left out; a clip whose table cannot be placed or whose
-    slots are short of tiles is refused."""
+    ``round_`` (frames as (t, RGB), read as they come), cut with the tile test fitted on the
+    first of them (:func:`clip_slot_test`). A crop far from its slot's median over those frames (an
+    arm passing) is left out; a clip whose table cannot be placed or whose slots are short of
+    tiles is refused."""
     laid = plan(round_)
     seen: dict[str, list[Image.Image]] = {key: [] for key in SLOTS}
     taken, due = 0, -np.inf
@@ -115,6 +123,9 @@ def round_crops(
         crops = reader.face_crops(frame, t, SLOTS)
         if reader.calibration is None:
             continue  # the markers not found yet
+        if reader.fitted_test is None:
+            reader.fitted_test = clip_slot_test(reader, frame)
+            crops = reader.face_crops(frame, t, SLOTS)
         for key, crop in crops.items():
             seen[key].append(crop)
         taken, due = taken + 1, t + SPACING_S
@@ -132,7 +143,8 @@ def round_crops(
                 "(mjref vision enrol --plan) and film it with no hands over the table"
             ]
         )
-    out = RoundCrops([], [])
+    assert reader.fitted_test is not None
+    out = RoundCrops([], [], reader.fitted_test)
     for key, faces in seen.items():
         if not faces:
             continue
@@ -141,6 +153,28 @@ def round_crops(
         out.crops += [c for c, ok in zip(faces, steady, strict=True) if ok]
         out.labels += [class_of_label(laid[key][0])] * int(steady.sum())
     return out
+
+
+def clip_slot_test(reader: TableReader, frame: np.ndarray) -> SlotTest:
+    """The tile test fitted on a clip's frame: the plan's slots hold a tile, the others (the
+    walls, hands, penalty rows and unused meld cells) show the felt. Where the fitted test
+    does not itself tell them apart (a tile short, one on an empty slot: a plan laid wrong),
+    the defaults, and the clip is then judged by them."""
+    empty_keys = [
+        f"{seat}/{zone}/{i}"
+        for seat in SEATS
+        for zone, count in SLOT_COUNTS.items()
+        for i in range(count)
+        if f"{seat}/{zone}/{i}" not in SLOTS
+    ]
+    seen = reader.tile_tests(frame, [*SLOTS, *empty_keys])
+    test = fit_slot_test([seen[k][1] for k in empty_keys], [seen[k][1] for k in SLOTS])
+    reader.fitted_test = test
+    seen = reader.tile_tests(frame, [*SLOTS, *empty_keys])
+    missed = sum(not seen[k][0] for k in SLOTS)
+    if missed > MISSING or any(seen[k][0] for k in empty_keys):
+        return SlotTest()
+    return test
 
 
 @dataclass
@@ -204,6 +238,9 @@ def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -
     pull, t, margin = max(score, key=lambda k: score[k])
     held_out = score[(pull, t, margin)][0]
     final = draft(fitted(data), pull, t, margin)
+    final.slot_test = SlotTest(
+        *(float(np.mean([getattr(r.test, k) for r in rounds])) for k in ("chroma", "pale", "frame"))
+    )
     active = held_out > shipped
     if not active:
         final.venue = final.venue[:0]
@@ -224,6 +261,7 @@ def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -
             else f"a crop closer (cosine) to one of the {len(final.venue)} venue crops than to "
             f"every one of the {len(known)} tiles of the known styles, by more than {margin}",
             "pull_temperature_margin": "best accuracy on a round held out, then least log loss",
+            "slot_test": _slot_test_text(final.slot_test),
             "active": "yes"
             if active
             else f"no: on rounds held out it named {held_out:.4f} of the faces, the shipped "
@@ -239,6 +277,17 @@ def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -
         "seconds": round(time.perf_counter() - start, 1),
     }
     return final
+
+
+def _slot_test_text(test: SlotTest) -> str:
+    default = SlotTest()
+    if test == default:
+        return "the defaults (the faces stand out of the felt)"
+    return (
+        f"fitted on the rounds' laid and empty slots: a tile's colour {test.chroma:.3f} from "
+        f"the felt's, its face {test.pale:.2f} × the felt (defaults {default.chroma}, "
+        f"{default.pale})"
+    )
 
 
 def _shipped(e: _Embedded, sure: float) -> np.ndarray:

@@ -27,7 +27,8 @@ holds three things fitted on a few photos of the venue's tiles:
 A profile may also hold its own detector (``detector.onnx``, the shipped one fine-tuned on the
 venue's tiles by enrolment, vision/adapt.py), which the run time then uses in place of the
 shipped one: same network and side, so the same cost per photo and frame. A profile without one
-keeps the shipped detector.
+keeps the shipped detector. A profile enrolled from the table camera (vision/enrol_camera.py)
+also holds the camera's tile test (vision/slot_test.py), fitted on the plan's clips.
 
 ``profile.json`` names all of it, the tiles it was fitted on, and the SHA-256 of the model
 files it was fitted against (for the detector: the shipped one its own was adapted from, and
@@ -49,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from vision.classes import NUM_CLASSES
+from vision.slot_test import SlotTest
 
 PROFILE_JSON = "profile.json"
 HEAD_NPZ = "head.npz"
@@ -138,6 +140,8 @@ class VenueProfile:
     known: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     # [n, C] unit embeddings of the known styles (vision/known_styles.py), set by its user
     detector: Path | None = None  # its own detector file; None: the shipped one
+    # the camera's tile test (vision/slot_test.py), fitted where enrolled from the camera
+    slot_test: SlotTest = field(default_factory=SlotTest)
 
     def logits(self, embedding: np.ndarray) -> np.ndarray:
         """Logits ``[n, 43]`` (before the temperature) from the embedding ``[n, C]``."""
@@ -236,6 +240,7 @@ class VenueProfile:
             else {"a": self.platt[0], "b": self.platt[1], "c": self.platt[2]},
             "keep": round(self.keep, 4),
             "detector": None,
+            "slot_test": self.slot_test.to_json(),
             **self.info,
         }
         if self.detector is not None:
@@ -282,6 +287,7 @@ class VenueProfile:
                 models={str(k): str(v) for k, v in dict(meta["models"]).items()},
                 info={k: v for k, v in meta.items() if k not in _CORE_KEYS},
                 detector=_own_detector(folder, meta.get("detector")),
+                slot_test=SlotTest.from_json(meta.get("slot_test", SlotTest().to_json())),
             )
         except ProfileError:
             raise
@@ -327,6 +333,7 @@ _CORE_KEYS = {
     "platt",
     "keep",
     "detector",
+    "slot_test",
 }
 
 

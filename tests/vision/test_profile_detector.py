@@ -1,6 +1,7 @@
 """A venue profile's own detector: loaded and used in place of the shipped one, the shipped one
 without it, a profile of another detector version refused, a damaged detector file a clear error;
-the training images enrolment makes for it; the shipped int8 weights read back in float."""
+the training images enrolment makes for it; the shipped int8 weights read back in float; the
+camera's tile test a profile carries."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from PIL import Image
 from tile_kit import jade_sheet_photo, skip_without_fonts
 
 from rig.cli import main as mjref
+from vision.camera import TableReader
 from vision.dataset import Box
 from vision.detect import DETECTOR_FILE, MODELS_DIR, TileRecognizer
 from vision.enrol import Photo, enrol
@@ -23,6 +25,7 @@ from vision.enrol_detector import held_back
 from vision.enrol_scenes import SIDE, Labelled, empty_table, scenes, write_yolo
 from vision.onnx_model import ModelError
 from vision.profile import DETECTOR_ONNX, ProfileError, VenueProfile
+from vision.slot_test import SlotTest
 from vision.synth.bank import CropBank
 from vision.synth.scene import render_scene
 from vision.synth.sheet_photo import render_sheet_photo
@@ -318,3 +321,22 @@ def test_a_detector_that_loses_known_tiles_is_seen_losing_them(tmp_path: Path) -
     _blind_detector(tmp_path / "blind.onnx")
     changes = known_changes(shipped, TileRecognizer(detector=tmp_path / "blind.onnx"))
     assert changes["lost"] >= 200 and changes["gained"] == 0 and changes["extra_after"] == 0
+
+
+def test_a_profile_carries_the_cameras_tile_test_and_refuses_a_bad_one(
+    profiles: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Enrolled from the camera, a profile holds the tile test fitted on the plan's clips
+    (vision/slot_test.py), and the table reader reading with it uses it; one enrolled from
+    photos keeps the defaults."""
+    assert TableReader(TileRecognizer(profile=profiles[0])).slot_test == SlotTest()
+    folder = tmp_path / "lodge"
+    shutil.copytree(profiles[0], folder)
+    meta = json.loads((folder / "profile.json").read_text())
+    meta["slot_test"] = {"chroma": 0.05, "pale": 1.13, "frame": 1.06}
+    (folder / "profile.json").write_text(json.dumps(meta))
+    assert TableReader(TileRecognizer(profile=folder)).slot_test == SlotTest(0.05, 1.13, 1.06)
+    meta["slot_test"]["chroma"] = 0.5  # looser than the default: a shadow would be a tile
+    (folder / "profile.json").write_text(json.dumps(meta))
+    with pytest.raises(ProfileError, match=r"slot_test.chroma 0.5: expected over 0 and at most"):
+        VenueProfile.load(folder)
