@@ -69,7 +69,8 @@ ENROL_SEED = 8001  # the enrolment clips' renderer seed: no session's
 # domain the fixes of #37 were measured on; hall: measured unseen once, then where the light
 # felt's fixes were found; club: written down after that, never tuned on, until its lost hands
 # showed the meld-before-discard order; parlour: written down after that (vision/synth/looks.py),
-# until its lost hand was looked into; pavilion: written down after that
+# until its lost hand was looked into; pavilion, terrace, lodge and cellar: each written down
+# after the one before had been looked into
 DOMAINS = {
     "studio": ("glyph", "top", "standard"),
     "held-out": ("text", "low", "standard"),
@@ -80,6 +81,7 @@ DOMAINS = {
     "pavilion": ("text", "pavilion", "pavilion"),
     "terrace": ("text", "terrace", "terrace"),
     "lodge": ("text", "lodge", "lodge"),
+    "cellar": ("text", "cellar", "cellar"),
 }
 
 

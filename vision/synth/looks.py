@@ -26,7 +26,11 @@ green felt in mixed evening light, bone tiles with pale blue backs, wine-red sle
 as the felt in grey, the softest lens, and a camera turned further than any other. Once the
 terrace's standing hands had been looked into, ``lodge`` was written down, before any figure of
 it, as the next unseen check: a light tan felt under cool light, white tiles with red backs,
-denim sleeves over dark hands, and the highest camera.
+denim sleeves over dark hands, and the highest camera. Once the lodge's faces had been looked
+into (the tile test is now fitted at enrolment), ``cellar`` was written down, before any figure
+of it, as the next unseen check: a mustard felt under a dim, warm lamp, cream tiles with pale
+lime backs, sleeves of the felt's own colour, the noisiest sensor, the softest lens, and the
+lowest camera with the strongest barrel.
 """
 
 from __future__ import annotations
@@ -151,6 +155,22 @@ LOOKS = {
         noise=5.0,
         blur=1.0,
         jpeg=55,
+    ),
+    "cellar": TableLook(  # written after the lodge's faces, before any figure of its own
+        felt=(150, 126, 60),
+        body=(234, 226, 204),
+        side=(170.0, 160.0, 136.0),
+        back=(196, 206, 120),
+        gain=0.8,
+        tint=(1.06, 1.0, 0.86),
+        vignette=0.2,
+        sleeve=(138, 112, 62),
+        skin=(214, 170, 140),
+        sleeve_mm=76.0,
+        forearm=0.25,
+        noise=7.0,
+        blur=1.5,
+        jpeg=40,
     ),
     "club": TableLook(  # written down after the hall was measured, before any figure of its own
         felt=(96, 30, 42),

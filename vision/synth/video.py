@@ -89,6 +89,8 @@ POSES = {
     "terrace": CameraPose(height=1350.0, tilt=6.0, yaw=-16.0, aim_x=18.0, aim_y=-20.0, k1=-0.035),
     # the lodge look's camera (written down with it): the highest
     "lodge": CameraPose(height=1650.0, tilt=5.0, yaw=9.0, aim_x=-15.0, aim_y=22.0, k1=-0.025),
+    # the cellar look's camera (written down with it): the lowest, the strongest barrel
+    "cellar": CameraPose(height=1200.0, tilt=10.0, yaw=-7.0, aim_x=-18.0, aim_y=-12.0, k1=-0.04),
 }
 
 
