@@ -69,7 +69,6 @@ RUNNERS_UP = 6  # a named tile's alternatives kept for the core (what else it mi
 RUNNER_UP_P = 0.005  # … each at least this likely
 STILL_SCALE = 1.0  # px per mm of the rectified table kept as a still at a settled change
 WHITE_OVER_FELT = 1.4  # the paper round the markers is this much brighter than the felt
-FACE_FRAME = 1.5  # a face's pale frame is this much brighter than the felt, all round its glyph
 COLOUR_BLUR = 2.0  # the colour view's blur (gate pixels, 8 mm; a sleeve is 60-100 mm wide)
 HOLD_S = 2.0  # a seat's river change waits at most this long for its meld to be read
 LIGHT_BAND = 1.25  # the felt's grey level is followed among the levels this near it
@@ -106,9 +105,9 @@ class TableReader:
     def slot_test(self) -> SlotTest:
         """The tile test's thresholds: fitted on this clip (enrolment), else the venue
         profile's (enrolled from this camera), else the defaults."""
-        profile = self.recognizer.profile
         if self.fitted_test is not None:
             return self.fitted_test
+        profile = self.recognizer.profile
         return profile.slot_test if profile is not None else SlotTest()
 
     def process(self, frame: np.ndarray, t: float, number: int = 0) -> list[ZoneSeen]:
@@ -624,9 +623,9 @@ def _face_lines(share: np.ndarray) -> np.ndarray:
 
 def _framed(pale: np.ndarray) -> np.ndarray:
     """``pale`` with what it encloses: a face is a pale frame round its glyph. On a light felt,
-    once the light has dimmed since the felt was measured, a white face is under the tile test's
-    1.6 × the felt and its blurred glyph as grey as the felt: the hall look's river faces filled
-    0.29–0.41 of their cells, under a tile's 0.45."""
+    once the light has dimmed since the felt was measured, a white face is under the default
+    tile test's 1.6 × the felt and its blurred glyph as grey as the felt: the hall look's river
+    faces filled 0.29–0.41 of their cells, under a tile's 0.45."""
     closed = cv2.morphologyEx(pale.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     outside = np.pad(closed, 1)
     cv2.floodFill(outside, None, (0, 0), 1)

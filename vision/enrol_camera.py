@@ -111,9 +111,9 @@ def round_crops(
 ) -> RoundCrops:
     """The plan's tiles in FRAMES frames SPACING_S apart from the start of a clip of round
     ``round_`` (frames as (t, RGB), read as they come), cut with the tile test fitted on the
-    first of them (:func:`clip_slot_test`). A crop far from its slot's median over those frames (an
-    arm passing) is left out; a clip whose table cannot be placed or whose slots are short of
-    tiles is refused."""
+    first of them (:func:`clip_slot_test`). A crop far from its slot's median over those
+    frames (an arm passing) is left out; a clip whose table cannot be placed or whose slots are
+    short of tiles is refused."""
     laid = plan(round_)
     seen: dict[str, list[Image.Image]] = {key: [] for key in SLOTS}
     taken, due = 0, -np.inf
@@ -158,8 +158,8 @@ def round_crops(
 def clip_slot_test(reader: TableReader, frame: np.ndarray) -> SlotTest:
     """The tile test fitted on a clip's frame: the plan's slots hold a tile, the others (the
     walls, hands, penalty rows and unused meld cells) show the felt. Where the fitted test
-    does not itself tell them apart (a tile short, one on an empty slot: a plan laid wrong),
-    the defaults, and the clip is then judged by them."""
+    does not itself tell them apart (tiles missing, or lying on empty slots: a plan laid
+    wrong), the defaults, and the clip is then judged by them."""
     empty_keys = [
         f"{seat}/{zone}/{i}"
         for seat in SEATS
