@@ -11,9 +11,7 @@ from vision.slot_test import SlotPixels, SlotTest, fit_slot_test
 def _slots(chroma: float, bright: float, n: int, seed: int) -> list[SlotPixels]:
     rng = np.random.default_rng(seed)
     return [
-        SlotPixels(
-            np.abs(rng.normal(chroma, 0.004, (20, 14))), rng.normal(bright, 0.02, (20, 14))
-        )
+        SlotPixels(np.abs(rng.normal(chroma, 0.004, (20, 14))), rng.normal(bright, 0.02, (20, 14)))
         for _ in range(n)
     ]
 
