@@ -41,7 +41,7 @@ from vision.embedding import HEAD_BIAS, HEAD_WEIGHT
 from vision.enrol import EnrolError, Fitted, _known, _runtime_probs, fit_head, prototypes
 from vision.profile import VenueProfile, model_hash, unit
 from vision.slot_test import SlotPixels, SlotTest, fit_slot_test
-from vision.zones import MELD_CELLS, RIVER_COLS, RIVER_ROWS, SEATS, SLOT_COUNTS
+from vision.zones import MELD_CELLS, RIVER_COLS, RIVER_ROWS, SEATS, all_slots
 
 ROUNDS = 4  # layouts of the plan: each face lies at 4 places a round, 16 in all
 SHIFT = 9  # a round lays the kinds this many slots on from the round before
@@ -162,13 +162,7 @@ def clip_slot_test(reader: TableReader, frame: np.ndarray) -> SlotTest:
     frame: the plan's slots hold a tile, the others (the walls, hands, penalty rows and unused
     meld cells) show the felt. Where that does not tell them apart either (tiles missing, or
     lying on empty slots: a plan laid wrong), the defaults, and the clip is judged by them."""
-    empty_keys = [
-        f"{seat}/{zone}/{i}"
-        for seat in SEATS
-        for zone, count in SLOT_COUNTS.items()
-        for i in range(count)
-        if f"{seat}/{zone}/{i}" not in SLOTS
-    ]
+    empty_keys = [s.key for s in all_slots() if s.key not in SLOTS]
 
     def tested(test: SlotTest) -> tuple[int, bool, dict[str, SlotPixels]]:
         """The plan's tiles the test misses, whether it finds one on an empty slot, pixels."""
@@ -247,7 +241,7 @@ def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -
     held_out = score[(pull, t, margin)][0]
     final = draft(fitted(data), pull, t, margin)
     final.slot_test = SlotTest(  # the loosest a round needed: each was checked on its clip
-        *(min(getattr(r.test, k) for r in rounds) for k in ("chroma", "pale", "frame"))
+        *(min(getattr(r.test, k) for r in rounds) for k in ("chroma", "pale"))
     )
     active = held_out > shipped
     if not active:

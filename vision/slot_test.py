@@ -21,7 +21,7 @@ import numpy as np
 CHROMA = 0.12  # the chromaticity's distance (L1) to the felt's of a tile's pixel …
 PALE = 1.6  # … or its level against the felt's, a face's …
 DARK = 0.45  # … or a back's on a light felt
-FRAME = 1.5  # a face's pale frame round its glyph, against the felt
+FRAME = 1.5  # a face's pale frame round its glyph, against the felt (moves with PALE)
 FLOORS = {"chroma": 0.03, "pale": 1.12}  # the felt's own noise and light fall-off stay under
 EMPTY_QUANTILE = 99.0  # an empty slot's pixels: the felt's spread, a few outliers left out
 LAID_QUANTILE = 10.0  # the laid slots: their faint end (of each slot's typical pixel)
@@ -33,7 +33,10 @@ class SlotTest:
 
     chroma: float = CHROMA
     pale: float = PALE
-    frame: float = FRAME
+
+    @property
+    def frame(self) -> float:
+        return self.pale * FRAME / PALE
 
     def tile(self, chroma: np.ndarray, bright: np.ndarray) -> np.ndarray:
         """The tile's pixels, without the frame's enclosure (vision.camera._framed)."""
@@ -46,8 +49,8 @@ class SlotTest:
     @classmethod
     def from_json(cls, data: Any) -> SlotTest:
         """Read back :meth:`to_json`; a clear ValueError names a wrong key or value."""
-        if not isinstance(data, dict) or set(data) != {"chroma", "pale", "frame"}:
-            raise ValueError(f"slot_test {data!r}: expected an object with chroma, pale, frame")
+        if not isinstance(data, dict) or set(data) != {"chroma", "pale"}:
+            raise ValueError(f"slot_test {data!r}: expected an object with chroma and pale")
         values = {k: float(v) for k, v in data.items()}
         default = cls()
         for key, value in values.items():
@@ -74,16 +77,16 @@ def fit_slot_test(empty: list[SlotPixels], laid: list[SlotPixels]) -> SlotTest:
     than its floor. ValueError where there is nothing to fit on."""
     if not empty or not laid:
         raise ValueError(f"{len(empty)} empty and {len(laid)} laid slots: both are needed")
-    felt_chroma = float(np.percentile(np.concatenate([p.chroma.ravel() for p in empty]), 99))
-    felt_bright = float(
-        np.percentile(np.concatenate([p.bright.ravel() for p in empty]), EMPTY_QUANTILE)
+    felt_chroma, felt_bright = (
+        float(np.percentile(np.concatenate([getattr(p, k).ravel() for p in empty]), EMPTY_QUANTILE))
+        for k in ("chroma", "bright")
     )
     tile_chroma = float(np.percentile([np.median(p.chroma) for p in laid], LAID_QUANTILE))
     face = [float(np.percentile(p.bright, 75)) for p in laid]
     face_bright = float(np.percentile([f for f in face if f > 1.0] or [PALE], LAID_QUANTILE))
     chroma = _between(felt_chroma, tile_chroma, FLOORS["chroma"], CHROMA)
     pale = _between(felt_bright, face_bright, FLOORS["pale"], PALE)
-    return SlotTest(chroma, pale, min(FRAME, pale * FRAME / PALE))
+    return SlotTest(chroma, pale)
 
 
 def _between(felt: float, tile: float, floor: float, default: float) -> float:

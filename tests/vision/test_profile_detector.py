@@ -333,9 +333,9 @@ def test_a_profile_carries_the_cameras_tile_test_and_refuses_a_bad_one(
     folder = tmp_path / "lodge"
     shutil.copytree(profiles[0], folder)
     meta = json.loads((folder / "profile.json").read_text())
-    meta["slot_test"] = {"chroma": 0.05, "pale": 1.13, "frame": 1.06}
+    meta["slot_test"] = {"chroma": 0.05, "pale": 1.13}
     (folder / "profile.json").write_text(json.dumps(meta))
-    assert TableReader(TileRecognizer(profile=folder)).slot_test == SlotTest(0.05, 1.13, 1.06)
+    assert TableReader(TileRecognizer(profile=folder)).slot_test == SlotTest(0.05, 1.13)
     meta["slot_test"]["chroma"] = 0.5  # looser than the default: a shadow would be a tile
     (folder / "profile.json").write_text(json.dumps(meta))
     with pytest.raises(ProfileError, match=r"slot_test.chroma 0.5: expected over 0 and at most"):
