@@ -64,6 +64,9 @@ from vision.synth.video import (  # noqa: E402
 
 FIRST_SEED = 9001
 ENROL_SEED = 8001  # the enrolment clips' renderer seed: no session's
+SCORED_S = 8.0  # a session is filmed this long past its last win, as the hand is scored:
+# a real camera does not stop as the winner lays his hand down (at 2 s, cellar's last reveal
+# was cut half-read)
 # visual domains: (tile faces, camera pose, table look). studio: where the thresholds were
 # first set; held-out: faces and pose kept out of tuning; venue: everything else too, and the
 # domain the fixes of #37 were measured on; hall: measured unseen once, then where the light
@@ -99,7 +102,9 @@ def one_game(
     start = events[0].ts if setup == "hidden" else deal
     end = start + seconds if seconds else None
     style, pose, look = DOMAINS[domain]
-    spec = RenderSpec(1920, 1080, 5, style, pose, seed, hovers=1, start=start, end=end, look=look)
+    spec = RenderSpec(
+        1920, 1080, 5, style, pose, seed, hovers=1, start=start, end=end, look=look, after=SCORED_S
+    )
     header = truth_header(events, spec)
     actions = [line for line in header if line["kind"] == "action"]
     truth: dict[int, dict[str, Any]] = {}

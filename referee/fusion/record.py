@@ -94,7 +94,7 @@ class Record:
             self._settle(*behind)  # play went on past an unsure reading: it was the likeliest
             return self._apply_plan(item)
         option, share, shares = weighed
-        item.unsure = share <= MIN_SHARE
+        item.unsure = _agreeing(option, shares) <= MIN_SHARE
         if item.unsure:
             item.why = unsure(shares)
             return False  # waits: a surer reading, an earlier action, or play going past it
@@ -333,6 +333,18 @@ class Pending:
     idle: str = NO_ACTION  # why it waits when its plan names no action
     why: str = ""
     unsure: bool = False  # the rules allow readings of it, none likelier than the rest together
+
+
+def _agreeing(option: Option, shares: list[tuple[Option, float]]) -> float:
+    """The share of the readings that say what ``option`` says happened, whichever tile the
+    discard before it was: a win laid down shows the winner's hand, not which of its tiles
+    he won on, so that the hand was won is surer than the tile it was won on (told, not
+    waited for: a win ends the hand, and no later play would settle it)."""
+
+    def happened(o: Option) -> list[Payload]:
+        return [a for a in o.actions if a.TYPE != "discard_corrected"]
+
+    return sum(q for o, q in shares if happened(o) == happened(option))
 
 
 def readings_told(shares: list[tuple[Option, float]]) -> list[str]:

@@ -566,6 +566,35 @@ def test_a_hand_shown_with_a_tile_misread_is_the_winning_hand_its_runner_up_make
     assert not [a for a in fusion.table.state.alerts if "false win" in a.message]
 
 
+def test_a_win_on_a_discard_read_unsurely_is_recorded_and_the_tile_won_on_told() -> None:
+    """The discard a hand was won on, read unsurely (its runners-up other tiles of the winner's
+    hand): every reading of the laid-down hand is that win, and they differ only in the tile it
+    was won on. The win is recorded, and the tile told for a referee; waiting for a surer
+    reading would lose it, as no later play settles it (cellar's bench lost a hand so)."""
+    events = list(Simulator(seed=0).run(1))
+    win = next(i for i, e in enumerate(events) if e.type == "win")
+    discard = next(e for e in reversed(events[:win]) if e.type == "discard")
+    seen = observations(events=events)
+    i = _shown(seen, discard)
+    won_on = seen[i].slots[-1]
+    laid = [o for o in seen if o.zone == "hand" and o.ts > events[win].ts and len(o.slots) >= 8]
+    others = sorted({s.tile for s in laid[-1].slots if s.tile not in (None, won_on.tile)})
+    assert won_on.tile is not None and len(others) >= 2
+    runners_up = ((others[0], 0.18), (others[1], 0.15))
+    slots = [*seen[i].slots[:-1], replace(won_on, confidence=0.22, alternatives=runners_up)]
+    seen[i] = replace(seen[i], slots=tuple(slots))
+    fusion = hidden_run(events, seen)
+    truth = Table()
+    for e in events:
+        truth.apply(e)
+    assert _results(fusion.table) == _results(truth)
+    told = [
+        a.message for a in fusion.alerts if "hand: the camera's reading is not sure" in a.message
+    ]
+    assert len(told) == 1 and "recorded win + hand_revealed" in told[0]
+    assert "the rules also allow discard_corrected" in told[0]
+
+
 def test_one_hidden_fusion_follows_a_session_of_hands_from_the_table_link() -> None:
     events = list(Simulator(seed=73).run(3))
     fusion = hidden_run(events)

@@ -424,7 +424,8 @@ class RenderSpec:
     hovers: int = 1  # arms held over a river for 3 s, with no action
     look: str = "standard"  # vision/synth/looks.LOOKS
     start: float | None = None  # first second of the game to film (default: the deal)
-    end: float | None = None
+    end: float | None = None  # (default: ``after`` seconds past the last action)
+    after: float = 2.0  # the table filmed past the last action (while the last hand is scored)
 
 
 def frames(
@@ -438,8 +439,10 @@ def frames(
     timeline = replay_layouts(events)
     actions = [a for _, a, _ in timeline if a is not None]
     start = spec.start if spec.start is not None else _deal_time(events)
-    end = spec.end if spec.end is not None else timeline[-1][0] + 2.0
-    hovers = _hovers(random.Random(spec.seed + 1), actions, start, end, spec.hovers)
+    end = spec.end if spec.end is not None else timeline[-1][0] + spec.after
+    # arms rest over the rivers during play, not once the last hand is being scored
+    played = min(end, timeline[-1][0] + 2.0)
+    hovers = _hovers(random.Random(spec.seed + 1), actions, start, played, spec.hovers)
     n = int((end - start) * spec.fps)
     layout_at, plane, shown = 0, None, -1
     for i in range(n):
@@ -476,7 +479,7 @@ def truth_header(events: list[Event], spec: RenderSpec) -> list[dict[str, Any]]:
     # for the engine: what a real table's rig is told (players, seats, walls, dice), never a tile
     head["setup"] = [json.loads(e.to_json()) for e in table_knows(events)]
     start = spec.start if spec.start is not None else _deal_time(events)
-    end = spec.end if spec.end is not None else events[-1].ts + 2.0
+    end = spec.end if spec.end is not None else events[-1].ts + spec.after
     acts = [a for _, a, _ in replay_layouts(events) if a is not None and start <= a.t <= end]
     return [head, *({"kind": "action", **a.to_json()} for a in acts)]
 
