@@ -38,12 +38,17 @@ likely first. The rules decide between them: a reading they refuse (a discard of
 does not hold, a claim of another tile than the last discard) is not what lies there, and a
 reading that raises an irregularity (a violation: a chow that is no run, a false win; not a
 warning such as a claim no microphone heard) weighs ``IRREGULAR`` times less (players err more
-rarely than the camera; a sure reading of a wrong meld stays a wrong meld).
+rarely than the camera; a sure reading of a wrong meld stays a wrong meld). A discard from a
+hand nobody saw into weighs each reading by the copies of its kind still out of sight (rivers,
+melds and penalty tiles show the rest): the hand holds tiles out of sight.
 The likeliest reading left is recorded when it holds ``min_confidence`` of the likelihood of all
 the readings the rules allow (its confidence is that share). A reading less sure is a
 ``FUSION-ambiguous`` alert naming the readings for a referee; it is recorded all the same when it
 is likelier than all the others together (``MIN_SHARE``): the game goes on from it (a discard
 left out would leave every later action out of turn), and a referee puts it right if need be.
+Readings that differ only in the tile of the discard before (``discard_corrected``) say the same
+happened and are weighed together for this: a hand laid down shows the win, not which of its
+tiles was won on, and no later play would settle that tile.
 One less sure still waits, read again, like a change not yet legal; at ``PENDING_S`` it is told
 and kept aside (``doubts``). Either way, once a later change needs it to be allowed (the next
 seat discards), play went on past it: its likeliest reading is recorded, and told.
