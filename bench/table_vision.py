@@ -4,13 +4,13 @@ domains, and speed.
 Accuracy: ``--games`` simulated sessions of ``--hands`` hands (seeds from 9001, used nowhere
 else) in each domain of ``DOMAINS`` (tile faces, camera pose, table look: vision/synth/looks.py),
 rendered at 1080p from the empty table before the first shuffle (the rig told players, seats,
-walls and dice only) with an arm held 3 s over a river, then read by the pipeline into the
-referee core (frames in memory). Printed per domain, stage by stage: when the markers placed the
-table and the rectification's worst error against the true camera (lens included); per-slot
-tile accuracy on settled frames and the wrong slots by zone and cause; action precision /
-recall (seat, kind and tile) and recall by kind; the median latency from the physical action to
-the game action; the hands whose result (winner, value, payments) the record gives right;
-alerts, and the actions the rules refused that were recorded (must be 0).
+walls and dice only) to ``SCORED_S`` past the last win, with an arm held 3 s over a river, then
+read by the pipeline into the referee core (frames in memory). Printed per domain, stage by
+stage: when the markers placed the table and the rectification's worst error against the true
+camera (lens included); per-slot tile accuracy on settled frames and the wrong slots by zone and
+cause; action precision / recall (seat, kind and tile) and recall by kind; the median latency
+from the physical action to the game action; the hands whose result (winner, value, payments)
+the record gives right; alerts, and the actions the rules refused that were recorded (must be 0).
 
 Speed: the pipeline's processed frames per second at 1080p and at 4K over a rendered stretch of
 play (rendering not timed), beside the peer of running the tile recognizer on every full frame,

@@ -54,6 +54,7 @@ DIE_MM = 16.0
 DICE_AT = ((-14.0, 10.0), (15.0, -8.0))  # the middle of the table, inside the four rivers
 REACH_S, LEAVE_S = 0.8, 0.6  # an arm arrives this long before an action and leaves after it
 STANDING_SHADE = 0.75  # a standing tile's back, lit from above, against its top
+AFTER_S = 2.0  # seconds of the table filmed past the last action, by default
 
 
 @dataclass(frozen=True)
@@ -425,7 +426,7 @@ class RenderSpec:
     look: str = "standard"  # vision/synth/looks.LOOKS
     start: float | None = None  # first second of the game to film (default: the deal)
     end: float | None = None  # (default: ``after`` seconds past the last action)
-    after: float = 2.0  # the table filmed past the last action (while the last hand is scored)
+    after: float = AFTER_S  # the table filmed past the last action (the last hand scored)
 
 
 def frames(
@@ -441,7 +442,7 @@ def frames(
     start = spec.start if spec.start is not None else _deal_time(events)
     end = spec.end if spec.end is not None else timeline[-1][0] + spec.after
     # arms rest over the rivers during play, not once the last hand is being scored
-    played = min(end, timeline[-1][0] + 2.0)
+    played = min(end, timeline[-1][0] + AFTER_S)
     hovers = _hovers(random.Random(spec.seed + 1), actions, start, played, spec.hovers)
     n = int((end - start) * spec.fps)
     layout_at, plane, shown = 0, None, -1
