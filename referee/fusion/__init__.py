@@ -48,7 +48,9 @@ is likelier than all the others together (``MIN_SHARE``): the game goes on from 
 left out would leave every later action out of turn), and a referee puts it right if need be.
 Readings that differ only in the tile of the discard before (``discard_corrected``) say the same
 happened and are weighed together for this: a hand laid down shows the win, not which of its
-tiles was won on, and no later play would settle that tile.
+tiles was won on, and no later play would settle that tile. For the same reason a win none of
+whose readings is sure (its hand's faces read unsurely) is recorded at ``PENDING_S`` as its
+likeliest regular reading, and told, rather than lost with the hand's result.
 One less sure still waits, read again, like a change not yet legal; at ``PENDING_S`` it is told
 and kept aside (``doubts``). Either way, once a later change needs it to be allowed (the next
 seat discards), play went on past it: its likeliest reading is recorded, and told.

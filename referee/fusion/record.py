@@ -247,6 +247,8 @@ class Record:
                 self.pending.remove(item)
                 if not item.unsure and self._out_of_turn(item):
                     continue
+                if item.unsure and self._won_unsurely(item):
+                    continue
                 if item.expired is not None:
                     item.expired()
                 if item.unsure:  # kept: play going on past it says it happened
@@ -266,6 +268,33 @@ class Record:
                     item.obs,
                     item.cite,
                 )
+
+    def _won_unsurely(self, item: Pending) -> bool:
+        """At its time's end, a change that every reading the rules allow says was a win (the
+        hand laid down, some of its faces read unsurely) is recorded as its likeliest reading,
+        and told: a win ends the hand, so no later play would settle it, and a win left out
+        loses the hand's result."""
+        weighed = self._weigh(item)
+        if weighed is None:
+            return False
+        option, share, shares = weighed
+        if not all(any(a.TYPE == "win" for a in o.actions) for o, _ in shares):
+            return False
+        if self._trial(self._events(option.actions, item, share), item) != 0:
+            return False  # a false win is a penalty: a referee's to rule on, not a reading's
+        self._commit(item, option, share)
+        if item.done is not None:
+            item.done()
+        first, *others = readings_told(shares)
+        self._alert(
+            FUSION_AMBIGUOUS,
+            f"{item.obs.seat.name}'s {item.obs.zone}: every reading the rules allow is a win, "
+            f"none of them sure: recorded {first}"
+            + (f", the rules also allow {', '.join(others)}" if others else ""),
+            item.obs,
+            item.cite,
+        )
+        return True
 
     def _out_of_turn(self, item: Pending) -> bool:
         """At its time's end, a change no reading in turn explains (nor one behind an unsure

@@ -596,6 +596,31 @@ def test_a_win_on_a_discard_read_unsurely_is_recorded_and_the_tile_won_on_told()
     assert "the rules also allow discard_corrected" in told[0]
 
 
+def test_a_hand_laid_down_whose_every_reading_is_a_win_none_sure_is_recorded_and_told() -> None:
+    """A winner's face read as a tile no win holds, its runners-up two tiles that each make a
+    win (456p or 567p): no reading is likelier than the others together, and a win ends the
+    hand, so none comes later. At its time's end the likeliest is recorded, and told (cellar's
+    bench lost a hand so: "nothing recorded")."""
+    events = list(Simulator(seed=1).run(1))
+    win = next(e for e in events if e.type == "win")
+    seen = observations(events=events)
+    shown = [o for o in seen if o.zone == "hand" and o.ts > win.ts and len(o.slots) >= 8]
+    face = next(s for s in shown[-1].slots if s.tile == parse_tile("4p"))
+    junk = next(t for t in range(27, 34) if t not in {s.tile for s in shown[-1].slots})
+    for i, obs in enumerate(seen):
+        if obs in shown:
+            runners_up = ((parse_tile("4p"), 0.3), (parse_tile("7p"), 0.28))
+            seen[i] = _misread(obs, face.index, tile_name(junk), runners_up)
+    fusion = hidden_run(events, seen)
+    truth = Table()
+    for e in events:
+        truth.apply(e)
+    assert _results(fusion.table) == _results(truth)
+    told = [a.message for a in fusion.alerts if a.rule == "FUSION-ambiguous"]
+    assert len(told) == 1 and "every reading the rules allow is a win, none of them sure" in told[0]
+    assert "recorded win + hand_revealed 456p" in told[0] and "hand_revealed 567p" in told[0]
+
+
 def test_of_two_tiles_read_alike_a_hidden_hand_discards_the_one_with_copies_out_of_sight() -> None:
     """A discard read likelier (0.6 to 0.4) as a kind with two copies in sight than as its true
     kind, with none in sight: a hand nobody saw into holds tiles out of sight, so the true kind
