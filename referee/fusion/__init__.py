@@ -38,9 +38,7 @@ likely first. The rules decide between them: a reading they refuse (a discard of
 does not hold, a claim of another tile than the last discard) is not what lies there, and a
 reading that raises an irregularity (a violation: a chow that is no run, a false win; not a
 warning such as a claim no microphone heard) weighs ``IRREGULAR`` times less (players err more
-rarely than the camera; a sure reading of a wrong meld stays a wrong meld). A discard from a
-hand nobody saw into weighs each reading by the copies of its kind still out of sight (rivers,
-melds and penalty tiles show the rest): the hand holds tiles out of sight.
+rarely than the camera; a sure reading of a wrong meld stays a wrong meld).
 The likeliest reading left is recorded when it holds ``min_confidence`` of the likelihood of all
 the readings the rules allow (its confidence is that share). A reading less sure is a
 ``FUSION-ambiguous`` alert naming the readings for a referee; it is recorded all the same when it

@@ -34,7 +34,7 @@ from referee.fusion.record import (
     told,
 )
 from referee.fusion.seen import UNSEEN_P, Option, SlotSeen, ZoneSeen
-from referee.game.state import HandState, Phase, SeatState
+from referee.game.state import Phase, SeatState
 from referee.hands import MeldKind, Relative, Wind
 from referee.tiles import NUM_KINDS, Tile
 
@@ -46,8 +46,6 @@ RIVERBED_S = 6.0  # the riverbed tile lying this long unwon: the hand is drawn
 DEAL_STACKS = 26  # stacks the deal empties (53 tiles: 26 and a half)
 RACK_FILLED = 10  # tiles standing in a hand zone that show the deal was taken
 UNSEEN_DISCARD = 0.1  # a claim of a discard the camera never saw weighs this much less
-COPIES = 4  # of each kind in the set
-MISREAD_COPY = 0.5  # a kind with every copy in sight weighs as half a copy: one may be misread
 
 
 @dataclass
@@ -235,17 +233,12 @@ class Fusion(Record):
             if before and unseen and self.now - obs.ts < DRAW_UNSEEN_S:
                 return []  # no draw seen (or a meld being laid): a claim may explain it
             me = hand.seats[obs.seat] if hand is not None else None
-            # a hand nobody saw into holds tiles out of sight: a kind with more copies still
-            # unseen is the likelier (of a 1m and a 2m read alike, the 2m with three in the
-            # rivers is the less likely)
-            sight = in_sight(hand) if hand is not None and me is not None and me.hidden else None
             options: list[Option] = []
             for tile, p in seen.readings():
                 # a tile the hand no longer holds but lies among its penalty tiles (WMC-9.2)
                 penalty = me is not None and me.counts[tile] == 0 and tile in me.penalty
                 discard = Discard(seat=obs.seat, tile=tile, penalty=penalty)
-                prior = 1.0 if sight is None else unseen_share(sight, tile)
-                options.append(Option([*before, discard], p * prior, ((seen.index, tile, False),)))
+                options.append(Option([*before, discard], p, ((seen.index, tile, False),)))
             if me is not None:  # the tiles held that the camera did not name weigh too
                 named = {t for t, _ in seen.readings()}
                 might = me.might_hold()  # a hand nobody saw may hold any tile not all in sight
@@ -520,24 +513,6 @@ def _misread_faces(faces: list[SlotSeen]) -> list[tuple[int, Tile, Tile, float]]
             if face.tile is not None and ratio >= IRREGULAR:
                 out.append((face.index, face.tile, tile, ratio))
     return out
-
-
-def in_sight(hand: HandState) -> list[int]:
-    """Per kind, its copies face up on the table: in the rivers, the melds and the penalty
-    tiles of every seat."""
-    sight = [0] * NUM_KINDS
-    for seat in hand.seats:
-        for tile in [*seat.river, *(t for m in seat.melds for t in m.tiles), *seat.penalty]:
-            if tile < NUM_KINDS:
-                sight[tile] += 1
-    return sight
-
-
-def unseen_share(sight: list[int], tile: Tile) -> float:
-    """How likely a tile out of sight is of this kind, against a kind with no copy in sight
-    (a flower: one of a kind)."""
-    shown = sight[tile] if tile < NUM_KINDS else 0
-    return max(COPIES - shown, MISREAD_COPY) / COPIES
 
 
 def _concealed(me: SeatState) -> int:

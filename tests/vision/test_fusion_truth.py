@@ -13,7 +13,6 @@ from camera_kit import game
 
 from referee.events import DiscardCorrected, Draw, Event, HandRevealed, WinDeclared
 from referee.fusion import Fusion, Option, SlotSeen, ZoneSeen
-from referee.fusion.changes import in_sight, unseen_share
 from referee.fusion.record import readings_told
 from referee.game.seen import table_knows
 from referee.game.sim import Simulator
@@ -619,35 +618,6 @@ def test_a_hand_laid_down_whose_every_reading_is_a_win_none_sure_is_recorded_and
     told = [a.message for a in fusion.alerts if a.rule == "FUSION-ambiguous"]
     assert len(told) == 1 and "every reading the rules allow is a win, none of them sure" in told[0]
     assert "recorded win + hand_revealed 456p" in told[0] and "hand_revealed 567p" in told[0]
-
-
-def test_of_two_tiles_read_alike_a_hidden_hand_discards_the_one_with_copies_out_of_sight() -> None:
-    """A discard read likelier (0.6 to 0.4) as a kind with two copies in sight than as its true
-    kind, with none in sight: a hand nobody saw into holds tiles out of sight, so the true kind
-    is the likelier (cellar's bench read a 1m as a 2m so)."""
-    events = list(Simulator(seed=73).run(1))
-    truth = Table()
-    found = None
-    for event in events:
-        hand = truth.state.hand
-        if event.type == "discard" and hand is not None:
-            sight = in_sight(hand)
-            tile = event.payload.tile  # type: ignore[attr-defined]
-            crowded = [k for k in range(27) if sight[k] == 2]
-            if sight[tile] == 0 and crowded:
-                found = event, crowded[0]
-                break
-        truth.apply(event)
-    assert found is not None
-    discard, crowded = found
-    seen = observations(events=events)
-    i = _shown(seen, discard)
-    slot = seen[i].slots[-1]
-    seen[i] = _misread(seen[i], slot.index, tile_name(crowded), ((slot.tile, 0.4),))  # 0.6
-    fusion = hidden_run(events, seen)
-    recorded = next(e for e in fusion.events if e.type == "discard" and e.ts >= seen[i].ts - 0.01)
-    assert recorded.payload.tile == slot.tile  # type: ignore[attr-defined]
-    assert unseen_share([0, 2], 1) == 0.5 and unseen_share([0, 4], 1) == 0.125
 
 
 def test_one_hidden_fusion_follows_a_session_of_hands_from_the_table_link() -> None:
