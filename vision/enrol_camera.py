@@ -120,13 +120,12 @@ def round_crops(
     for t, frame in frames:
         if t < due:
             continue
-        crops = reader.face_crops(frame, t, SLOTS)
-        if reader.calibration is None:
-            continue  # the markers not found yet
-        if reader.fitted_test is None:
+        if reader.fitted_test is None:  # the table placed first (no slots cut), then the test
+            reader.face_crops(frame, t, ())
+            if reader.calibration is None:
+                continue  # the markers not found yet
             reader.fitted_test = clip_slot_test(reader, frame)
-            crops = reader.face_crops(frame, t, SLOTS)
-        for key, crop in crops.items():
+        for key, crop in reader.face_crops(frame, t, SLOTS).items():
             seen[key].append(crop)
         taken, due = taken + 1, t + SPACING_S
         if taken == FRAMES:
