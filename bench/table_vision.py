@@ -308,9 +308,16 @@ def main() -> int:
         if not args.no_enrol:
             profile = enrolment(shipped, domain)
             recognizer = TileRecognizer(threads=1, profile=profile)
+            fitted = profile.info["fitted"]
             out.setdefault("enrolment", {})[domain] = {
-                k: profile.info[k] for k in ("held_out_accuracy", "held_out_shipped_accuracy")
-            } | {"active": profile.info["fitted"]["active"], "seconds": profile.info["seconds"]}
+                k: profile.info.get(k)
+                for k in (
+                    "held_out_accuracy",
+                    "tuned_held_out_accuracy",
+                    "held_out_shipped_accuracy",
+                    "seconds",
+                )
+            } | {k: fitted.get(k) for k in ("active", "classifier")}
             if not args.json:
                 print(f"{domain} enrolment: {out['enrolment'][domain]}", flush=True)
         for k in range(args.games):

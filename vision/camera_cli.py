@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -266,8 +267,9 @@ def _enrol(args: argparse.Namespace) -> int:
             )
             for r, clip in enumerate(args.clips)
         ]
-        profile = enrol_camera(reader.recognizer, rounds, args.name)
-        profile.save(args.out)
+        with tempfile.TemporaryDirectory(prefix="mjref-enrol-") as work:
+            profile = enrol_camera(reader.recognizer, rounds, args.name, work=Path(work))
+            profile.save(args.out)
     except (CalibrationError, ModelError, CaptureError, EnrolError) as exc:
         return _fail(str(exc))
     except OSError as exc:
@@ -279,6 +281,7 @@ def _enrol(args: argparse.Namespace) -> int:
         f"{info['held_out_shipped_accuracy']:.4f}; active: {info['fitted']['active']}"
     )
     print(f"tile test: {info['fitted']['slot_test']}")
+    print(f"classifier: {info['fitted']['classifier']}")
     print(f"wrote {args.out} (mjref vision run --profile {args.out})")
     return 0
 

@@ -185,13 +185,14 @@ class TileRecognizer:
         profile: Path | VenueProfile | None = None,
     ) -> None:
         """``profile``: a venue profile folder (``mjref tiles enrol``) or a loaded one; it must
-        have been fitted against these model files (else :class:`ModelError`); its own detector,
-        when it has one, is used in place of the shipped one."""
+        have been fitted against these model files (else :class:`ModelError`); its own detector
+        and classifier, where it has them, are used in place of the shipped ones."""
         det_path = detector or models_dir / DETECTOR_FILE
         cls_path = classifier or models_dir / CLASSIFIER_FILE
         loaded = _load_profile(profile, det_path, cls_path)
-        if loaded is not None and loaded.detector is not None:
-            det_path = loaded.detector
+        if loaded is not None:
+            det_path = loaded.detector or det_path
+            cls_path = loaded.classifier or cls_path
         self.detector = OnnxModel(
             det_path, "tile detector (YOLO, NCHW in, [N, 4+classes, anchors] out)", threads
         )
@@ -236,7 +237,7 @@ class TileRecognizer:
                 f"{cls_path}: a venue profile needs the classifier's {EMBEDDING!r} output "
                 "(python -m vision.embedding adds it)"
             )
-        if len(profile.known) == 0:
+        if len(profile.known) == 0 and profile.classifier is None:  # its own: no gate
             try:
                 profile.known = load_known(cls_path.parent / KNOWN_FILE, model_hash(cls_path))
             except ValueError as exc:

@@ -18,6 +18,11 @@ the camera's own crops of them are far from both). The profile is kept only when
 held-out rounds better than the shipped classifier; else it reads every crop as the shipped
 one does.
 
+Where torch is installed (``./run train-setup``), the classifier itself is also fine-tuned on
+the crops (vision/enrol_tune.py): first on all rounds but the last, and when it names that round
+better than the refitted layer does, again on all of them; the profile then holds that network
+and reads its features with its own last layer.
+
 Each clip also sets the camera's tile test (vision/slot_test.py) before a face is cut: the
 plan's slots hold a tile and every other slot shows the felt, so the thresholds are put between
 the two. On a light felt the defaults miss the venue's white faces, and the run time then reads
@@ -26,9 +31,11 @@ with the profile's test.
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from PIL import Image
@@ -195,8 +202,16 @@ def _embed(rec: TileRecognizer, got: RoundCrops) -> _Embedded:
     )
 
 
-def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -> VenueProfile:
-    """A venue profile fitted on ``rounds`` of the plan (two at least: one is held out)."""
+def enrol_camera(
+    rec: TileRecognizer,
+    rounds: Sequence[RoundCrops],
+    name: str,
+    tune: bool = True,
+    work: Path | None = None,
+) -> VenueProfile:
+    """A venue profile fitted on ``rounds`` of the plan (two at least: one is held out);
+    ``tune``: also fine-tune the classifier where torch is installed, its files in ``work``
+    (a new temporary folder when None; the profile's ``save`` copies the one it keeps)."""
     if len(rounds) < 2:
         raise EnrolError([f"{len(rounds)} round(s): two at least, one to hold out"])
     if rec.classifier is None or rec.profile is not None:
@@ -253,6 +268,7 @@ def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -
     final.info = {
         "fitted": {
             "detector": "shipped (the camera reads slots, not boxes)",
+            "classifier": "shipped",
             "head": f"last layer refitted by softmax regression on {4 * total} crops (the "
             f"camera's crops of {len(rounds)} plan rounds, 4 quarter turns each), shipped "
             f"layer as the L2 prior ({PRIOR})",
@@ -277,7 +293,91 @@ def enrol_camera(rec: TileRecognizer, rounds: Sequence[RoundCrops], name: str) -
         "not_enrolled": [class_label(c) for c in range(NUM_CLASSES) if not shown[c]],
         "seconds": round(time.perf_counter() - start, 1),
     }
-    return final
+    if not tune:
+        return final
+    last = _runtime_probs(draft(folds[-1][0], pull, t, margin), data[-1].emb, data[-1].shipped)[0]
+    tuned = _tuned(rec, rounds, float((last.argmax(1) == data[-1].y).mean()), final, work)
+    tuned.info["seconds"] = round(time.perf_counter() - start, 1)
+    return tuned
+
+
+def _tuned(
+    rec: TileRecognizer,
+    rounds: Sequence[RoundCrops],
+    refitted: float,
+    profile: VenueProfile,
+    work: Path | None,
+) -> VenueProfile:
+    """``profile`` with its own classifier, fine-tuned on the rounds' crops, where that names
+    the last round (trained on the others) better than ``refitted``, the refitted layer's
+    accuracy on it; else ``profile``, its info saying why."""
+    from vision.enrol_tune import available, tune_classifier
+
+    missing = available()
+    if missing is not None:
+        profile.info["fitted"]["classifier"] = f"shipped: {missing}"
+        return profile
+    assert rec.classifier is not None
+    folder = work or Path(tempfile.mkdtemp(prefix="mjref-enrol-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    x = [np.stack([np.asarray(c.convert("RGB"), np.uint8) for c in r.crops]) for r in rounds]
+    y = [np.array(r.labels, np.int64) for r in rounds]
+    trial, seconds = tune_classifier(
+        rec.classifier.path, np.concatenate(x[:-1]), np.concatenate(y[:-1]), folder / "trial.onnx"
+    )
+    trial_rec = TileRecognizer(detector=rec.detector.path, classifier=trial, turns=rec.turns)
+    held = _embed(trial_rec, rounds[-1])
+    accuracy = float((_shipped(held, SURE).argmax(1) == held.y).mean())
+    fitted = profile.info["fitted"]
+    versus = (
+        f"on the last round, trained on the others, it named {accuracy:.4f} of the faces, the "
+        f"refitted last layer {refitted:.4f}"
+    )
+    profile.info["tuned_held_out_accuracy"] = round(accuracy, 4)
+    if accuracy <= refitted:
+        fitted["classifier"] = f"shipped: fine-tuned, {versus}, so not kept"
+        return profile
+    own, more = tune_classifier(
+        rec.classifier.path, np.concatenate(x), np.concatenate(y), folder / "classifier.onnx"
+    )
+    tuned_rec = TileRecognizer(detector=rec.detector.path, classifier=own, turns=rec.turns)
+    assert tuned_rec.classifier is not None
+    w, b = (
+        out.astype(np.float64)
+        for out in tuned_rec.classifier.run_named(
+            np.zeros((1, 3, rec.crop, rec.crop), np.float32), [HEAD_WEIGHT, HEAD_BIAS]
+        )
+    )
+    data = [_embed(tuned_rec, r) for r in rounds]
+    emb = np.concatenate([d.emb[0] for d in data])
+    labels = np.concatenate([d.y for d in data])
+    protos, have = prototypes(emb, labels, emb.shape[1])
+    fitted["head"] = "the fine-tuned classifier's own last layer"
+    fitted["prototypes"] = f"{int(have.sum())} classes, unused (no pull)"
+    fitted["gate"] = "every crop is the venue's (the known styles are the shipped features)"
+    fitted["pull_temperature_margin"] = "none: the fine-tuned layer as it is, temperature 1"
+    fitted["active"] = "yes"
+    fitted["classifier"] = (
+        f"fine-tuned on the camera's crops of {len(rounds)} rounds at 4 quarter turns "
+        f"(vision/enrol_tune.py, {(seconds + more) / 60:.1f} min for two runs): {versus}"
+    )
+    return VenueProfile(
+        profile.name,
+        w,
+        b,
+        protos,
+        have,
+        0.0,
+        1.0,
+        unit(emb),
+        -2.0,
+        None,
+        profile.keep,
+        dict(profile.models),
+        dict(profile.info),
+        classifier=own,
+        slot_test=profile.slot_test,
+    )
 
 
 def _slot_test_text(test: SlotTest) -> str:

@@ -28,12 +28,16 @@ A profile may also hold its own detector (``detector.onnx``, the shipped one fin
 venue's tiles by enrolment, vision/adapt.py), which the run time then uses in place of the
 shipped one: same network and side, so the same cost per photo and frame. A profile without one
 keeps the shipped detector. A profile enrolled from the table camera (vision/enrol_camera.py)
-also holds the camera's tile test (vision/slot_test.py), fitted on the plan's clips.
+also holds the camera's tile test (vision/slot_test.py), fitted on the plan's clips, and may hold
+its own classifier (``classifier.onnx``, the shipped one fine-tuned on the camera's crops,
+vision/enrol_tune.py): its head and prototypes then read that file's features, and every crop is
+the venue's (the known styles are the shipped classifier's features, and the camera films only
+the venue's tiles).
 
 ``profile.json`` names all of it, the tiles it was fitted on, and the SHA-256 of the model
-files it was fitted against (for the detector: the shipped one its own was adapted from, and
-its own file's): a profile is refused by other models (its head reads their features) and when
-its detector file is not the one it names. Only numpy, onnxruntime and the JSON/NPZ/ONNX files
+files it was fitted against (for its own detector or classifier: the shipped one it was adapted
+from, and its own file's): a profile is refused by other models (its head reads their features)
+and when its own file is not the one it names. Only numpy, onnxruntime and the JSON/NPZ/ONNX files
 are needed to use one.
 """
 
@@ -55,6 +59,7 @@ from vision.slot_test import SlotTest
 PROFILE_JSON = "profile.json"
 HEAD_NPZ = "head.npz"
 DETECTOR_ONNX = "detector.onnx"  # the profile's own detector, when enrolment kept one
+CLASSIFIER_ONNX = "classifier.onnx"  # its own classifier, when camera enrolment kept one
 KNOWN_FILE = "known_styles.npz"  # beside the classifier: the known styles (vision/known_styles.py)
 FORMAT = 2  # 2: the gate against the known styles (1: a cosine to the venue's alone)
 SHIPPED_KEEP = 0.4  # vision.detect.DEFAULT_MIN_CONF, the shipped rule's threshold
@@ -140,6 +145,7 @@ class VenueProfile:
     known: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     # [n, C] unit embeddings of the known styles (vision/known_styles.py), set by its user
     detector: Path | None = None  # its own detector file; None: the shipped one
+    classifier: Path | None = None  # its own classifier file; None: the shipped one
     # the camera's tile test (vision/slot_test.py), fitted where enrolled from the camera
     slot_test: SlotTest = field(default_factory=SlotTest)
 
@@ -157,6 +163,8 @@ class VenueProfile:
         by more than the margin. The others are read as without a profile."""
         if len(self.venue) == 0 or len(embedding) == 0:
             return np.zeros(len(embedding), bool)
+        if self.classifier is not None:  # its own features: the known styles are not in them
+            return np.ones(len(embedding), bool)
         if len(self.known) == 0:
             raise ProfileError(f"{self.name}: the known styles are not loaded")
         u = unit(embedding)
@@ -240,14 +248,19 @@ class VenueProfile:
             else {"a": self.platt[0], "b": self.platt[1], "c": self.platt[2]},
             "keep": round(self.keep, 4),
             "detector": None,
+            "classifier": None,
             "slot_test": self.slot_test.to_json(),
             **self.info,
         }
-        if self.detector is not None:
-            own = folder / DETECTOR_ONNX
-            if self.detector.resolve() != own.resolve():
-                shutil.copyfile(self.detector, own)
-            meta["detector"] = {"file": DETECTOR_ONNX, "sha256": model_hash(own)}
+        for key, path, file in (
+            ("detector", self.detector, DETECTOR_ONNX),
+            ("classifier", self.classifier, CLASSIFIER_ONNX),
+        ):
+            if path is not None:
+                own = folder / file
+                if path.resolve() != own.resolve():
+                    shutil.copyfile(path, own)
+                meta[key] = {"file": file, "sha256": model_hash(own)}
         (folder / PROFILE_JSON).write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
 
     @classmethod
@@ -286,7 +299,8 @@ class VenueProfile:
                 keep=float(meta["keep"]),
                 models={str(k): str(v) for k, v in dict(meta["models"]).items()},
                 info={k: v for k, v in meta.items() if k not in _CORE_KEYS},
-                detector=_own_detector(folder, meta.get("detector")),
+                detector=_own_model(folder, meta.get("detector"), "detector"),
+                classifier=_own_model(folder, meta.get("classifier"), "classifier"),
                 slot_test=SlotTest.from_json(meta.get("slot_test", SlotTest().to_json())),
             )
         except ProfileError:
@@ -333,24 +347,26 @@ _CORE_KEYS = {
     "platt",
     "keep",
     "detector",
+    "classifier",
     "slot_test",
 }
 
 
-def _own_detector(folder: Path, entry: Any) -> Path | None:
-    """The profile's own detector file, checked against the hash ``profile.json`` names."""
+def _own_model(folder: Path, entry: Any, what: str) -> Path | None:
+    """The profile's own ``what`` (detector, classifier) file, checked against the hash
+    ``profile.json`` names."""
     if entry is None:
         return None
     path = folder / str(entry["file"])
     if path.name != str(entry["file"]) or not path.is_file():
         raise ProfileError(
-            f"{folder}: profile.json names its own detector {entry['file']!r}, which is not in "
+            f"{folder}: profile.json names its own {what} {entry['file']!r}, which is not in "
             "the folder; copy the whole profile folder, or enrol the venue's tiles again"
         )
     have = model_hash(path)
     if have != entry["sha256"]:
         raise ProfileError(
-            f"{path}: SHA-256 {have}, but profile.json names {entry['sha256']}: the detector "
+            f"{path}: SHA-256 {have}, but profile.json names {entry['sha256']}: the {what} "
             "file was changed or damaged; copy the profile again, or enrol again"
         )
     return path

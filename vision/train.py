@@ -24,6 +24,7 @@ Usage (in .venv-train; see models/MODELS.md for the exact commands)::
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import os
 import random
@@ -41,6 +42,7 @@ from PIL import Image
 
 from vision.classes import NAME_SETS, NUM_CLASSES
 from vision.dataset import iter_samples, read_labels
+from vision.embedding import add_embedding_output
 
 CROP = 64  # classifier input side (pixels); 48 loses the small corner numbers of the flowers
 TILENET_WIDTHS = (32, 48, 96, 160)  # stem, then one double-conv block per scale (24, 12, 6 px)
@@ -612,8 +614,6 @@ def _accuracy(net: Any, x: np.ndarray, y: np.ndarray, crop: int) -> float:
 
 def export(work: Path, out: Path, det_weights: Path | None, calib_images: Path | None) -> None:
     """Write models/tile_detector.onnx and models/tile_classifier.onnx (both int8)."""
-    import torch  # type: ignore[import-not-found,unused-ignore]
-
     out.mkdir(parents=True, exist_ok=True)
     weights = det_weights or work / "runs" / "det" / "weights" / "last.pt"
     if weights.exists():
@@ -625,25 +625,33 @@ def export(work: Path, out: Path, det_weights: Path | None, calib_images: Path |
         crop, state = _load_classifier(work / "cls.pt")
         net = _tilenet()
         net.load_state_dict(state)
-        net.eval()
-        wrapped = torch.nn.Sequential(net, torch.nn.Softmax(dim=1))
-        torch.onnx.export(
-            wrapped,
-            (torch.zeros(1, 3, crop, crop),),
-            str(out / "tile_classifier.onnx"),
-            input_names=["crops"],
-            output_names=["probs"],
-            dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}},
-            opset_version=17,
-            dynamo=False,
-        )
         x = np.load(work / "crops_train.npz")["x"]
         pick = x[np.random.default_rng(0).choice(len(x), 512, replace=False)]
-        _quantize(out / "tile_classifier.onnx", "crops", _to_input(pick, crop).numpy(), 32)
-        from vision.embedding import main as add_embedding
-
-        add_embedding([str(out / "tile_classifier.onnx")])  # what venue profiles read
+        export_classifier(net, crop, out / "tile_classifier.onnx", pick)
         print(f"classifier → {out / 'tile_classifier.onnx'} (int8)")
+
+
+def export_classifier(net: Any, crop: int, path: Path, calib: np.ndarray) -> None:
+    """A TileNet as the shipped classifier file: ONNX, int8 calibrated on ``calib`` (uint8
+    NHWC crops), with the outputs a venue profile reads (vision/embedding.py)."""
+    import onnx  # type: ignore[import-not-found,unused-ignore]
+    import torch  # type: ignore[import-not-found,unused-ignore]
+
+    net.eval()
+    torch.onnx.export(
+        torch.nn.Sequential(net, torch.nn.Softmax(dim=1)),
+        (torch.zeros(1, 3, crop, crop),),
+        str(path),
+        input_names=["crops"],
+        output_names=["probs"],
+        dynamic_axes={"crops": {0: "n"}, "probs": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    _quantize(path, "crops", _to_input(calib, crop).numpy(), 32)
+    model = onnx.load(str(path))
+    add_embedding_output(model)
+    onnx.save(model, str(path))
 
 
 def _quantize_detector(path: Path, images: Path) -> None:
@@ -701,17 +709,23 @@ def _quantize(
 
     fp32 = path.with_suffix(".fp32.onnx")
     path.replace(fp32)
-    quantize_static(
-        str(fp32),
-        str(path),
-        Batches(),
-        quant_format=QuantFormat.QOperator,
-        per_channel=True,
-        activation_type=QuantType.QUInt8,
-        weight_type=QuantType.QInt8,
-        op_types_to_quantize=only,
-        nodes_to_exclude=exclude,
-    )
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # onnxruntime's advice to pre-process, on every call
+    try:
+        quantize_static(
+            str(fp32),
+            str(path),
+            Batches(),
+            quant_format=QuantFormat.QOperator,
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+            op_types_to_quantize=only,
+            nodes_to_exclude=exclude,
+        )
+    finally:
+        root.setLevel(level)
     fp32.unlink()
     model = onnx.load(str(path))
     to_u8u8(model)
