@@ -217,12 +217,7 @@ def enrol_camera(
     if rec.classifier is None or rec.profile is not None:
         raise ValueError("enrolment needs the shipped detector + classifier without a profile")
     start = time.perf_counter()
-    w0, b0 = (
-        out.astype(np.float64)
-        for out in rec.classifier.run_named(
-            np.zeros((1, 3, rec.crop, rec.crop), np.float32), [HEAD_WEIGHT, HEAD_BIAS]
-        )
-    )
+    w0, b0 = _head(rec)
     known = _known(rec)
     data = [_embed(rec, r) for r in rounds]
 
@@ -341,24 +336,16 @@ def _tuned(
         rec.classifier.path, np.concatenate(x), np.concatenate(y), folder / "classifier.onnx"
     )
     tuned_rec = TileRecognizer(detector=rec.detector.path, classifier=own, turns=rec.turns)
-    assert tuned_rec.classifier is not None
-    w, b = (
-        out.astype(np.float64)
-        for out in tuned_rec.classifier.run_named(
-            np.zeros((1, 3, rec.crop, rec.crop), np.float32), [HEAD_WEIGHT, HEAD_BIAS]
-        )
-    )
-    data = [_embed(tuned_rec, r) for r in rounds]
-    emb = np.concatenate([d.emb[0] for d in data])
-    labels = np.concatenate([d.y for d in data])
-    protos, have = prototypes(emb, labels, emb.shape[1])
+    w, b = _head(tuned_rec)
+    emb = tuned_rec.embed(_array([c for r in rounds for c in r.crops])).astype(np.float64)
+    protos, have = prototypes(emb, np.concatenate(y), emb.shape[1])
     fitted["head"] = "the fine-tuned classifier's own last layer"
     fitted["prototypes"] = f"{int(have.sum())} classes, unused (no pull)"
     fitted["gate"] = "every crop is the venue's (the known styles are the shipped features)"
     fitted["pull_temperature_margin"] = "none: the fine-tuned layer as it is, temperature 1"
     fitted["active"] = "yes"
     fitted["classifier"] = (
-        f"fine-tuned on the camera's crops of {len(rounds)} rounds at 4 quarter turns "
+        f"fine-tuned on the camera's crops of {len(rounds)} rounds, turned at random "
         f"(vision/enrol_tune.py, {(seconds + more) / 60:.1f} min for two runs): {versus}"
     )
     return VenueProfile(
@@ -378,6 +365,15 @@ def _tuned(
         classifier=own,
         slot_test=profile.slot_test,
     )
+
+
+def _head(rec: TileRecognizer) -> tuple[np.ndarray, np.ndarray]:
+    """The classifier's last layer (weight [43, C], bias [43])."""
+    assert rec.classifier is not None
+    w, b = rec.classifier.run_named(
+        np.zeros((1, 3, rec.crop, rec.crop), np.float32), [HEAD_WEIGHT, HEAD_BIAS]
+    )
+    return w.astype(np.float64), b.astype(np.float64)
 
 
 def _slot_test_text(test: SlotTest) -> str:
