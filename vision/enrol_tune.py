@@ -1,9 +1,9 @@
 """Fine-tune the tile classifier on a venue camera's own crops (train-time extra).
 
 A venue profile refitted on the shipped classifier's features (vision/enrol_camera.py) names a
-dim, soft camera's faces no better than its features tell them apart: on the bench's cellar, 0.93
+dim, soft camera's faces no better than its features tell them apart: on the bench's cellar, 0.94
 of a round held out, and a discard in fifty was read as its neighbour (1m/2m, 8m/9m, 6p/7p). The
-whole network, fine-tuned on the enrolment crops, names 0.95 of that round. Enrolment therefore
+whole network, fine-tuned on the enrolment crops, names 0.97 of that round. Enrolment therefore
 fine-tunes it where torch is installed: the shipped file's int8 weights dequantized into the
 float TileNet (vision/train.py's ``classifier_from_onnx``), the stem and first block kept (the
 edges every style shares), a few epochs on the crops of every round at all four quarter turns,
