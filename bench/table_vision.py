@@ -73,7 +73,7 @@ SCORED_S = 8.0  # a session is filmed this long past its last win, as the hand i
 # felt's fixes were found; club: written down after that, never tuned on, until its lost hands
 # showed the meld-before-discard order; parlour: written down after that (vision/synth/looks.py),
 # until its lost hand was looked into; pavilion, terrace, lodge and cellar: each written down
-# after the one before had been looked into
+# after the one before had been looked into; garden after the classifier's fine-tuning
 DOMAINS = {
     "studio": ("glyph", "top", "standard"),
     "held-out": ("text", "low", "standard"),
@@ -85,6 +85,7 @@ DOMAINS = {
     "terrace": ("text", "terrace", "terrace"),
     "lodge": ("text", "lodge", "lodge"),
     "cellar": ("text", "cellar", "cellar"),
+    "garden": ("text", "garden", "garden"),
 }
 
 

@@ -30,7 +30,11 @@ denim sleeves over dark hands, and the highest camera. Once the lodge's faces ha
 into (the tile test is now fitted at enrolment), ``cellar`` was written down, before any figure
 of it, as the next unseen check: a mustard felt under a dim, warm lamp, cream tiles with pale
 lime backs, sleeves of the felt's own colour, the noisiest sensor, the softest lens, and the
-lowest camera with the strongest barrel.
+lowest camera with the strongest barrel. Once enrolment fine-tuned the classifier on the
+camera's crops (tuned on cellar's enrolment rounds), ``garden`` was written down, before any
+figure of it, as the next unseen check: a teal felt in bright, slightly warm daylight, warm white
+tiles with dark green backs, grey sleeves, a soft lens, a coarse stream, and a camera turned
+further than any other.
 """
 
 from __future__ import annotations
@@ -171,6 +175,22 @@ LOOKS = {
         noise=7.0,
         blur=1.5,
         jpeg=40,
+    ),
+    "garden": TableLook(  # written after the classifier's fine-tuning, before any figure of its own
+        felt=(38, 108, 112),
+        body=(244, 238, 222),
+        side=(186.0, 178.0, 158.0),
+        back=(30, 84, 52),
+        gain=1.15,
+        tint=(1.03, 1.0, 0.95),
+        vignette=0.15,
+        sleeve=(112, 112, 118),
+        skin=(200, 150, 122),
+        sleeve_mm=90.0,
+        forearm=0.35,
+        noise=4.0,
+        blur=1.2,
+        jpeg=50,
     ),
     "club": TableLook(  # written down after the hall was measured, before any figure of its own
         felt=(96, 30, 42),
