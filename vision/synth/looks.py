@@ -33,8 +33,8 @@ lime backs, sleeves of the felt's own colour, the noisiest sensor, the softest l
 lowest camera with the strongest barrel. Once enrolment fine-tuned the classifier on the
 camera's crops (tuned on cellar's enrolment rounds), ``garden`` was written down, before any
 figure of it, as the next unseen check: a teal felt in bright, slightly warm daylight, warm white
-tiles with dark green backs, grey sleeves, a soft lens, a coarse stream, and a camera turned
-further than any other.
+tiles with dark green backs, grey sleeves, a soft lens, a coarse stream, and a camera nearly
+straight down, turned 10° (turned 20°, it left two markers out of its frame).
 """
 
 from __future__ import annotations
