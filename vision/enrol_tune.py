@@ -83,19 +83,11 @@ def tune_classifier(
 def _augment(x: np.ndarray, rng: np.random.Generator) -> Any:
     """Quarter turns, ±5° and ±7 % of scale, small shifts, light and tint, a little noise."""
     import torch  # type: ignore[import-not-found,unused-ignore]
-    import torch.nn.functional as F  # type: ignore[import-not-found,unused-ignore]
+
+    from vision.train import _to_input, turned
 
     n = len(x)
-    t = torch.from_numpy(np.ascontiguousarray(x)).permute(0, 3, 1, 2).float() / 255.0
-    k = rng.integers(0, 4, n)
-    t = torch.stack([torch.rot90(t[i], int(k[i]), (1, 2)) for i in range(n)])
-    ang = np.deg2rad(rng.uniform(-5, 5, n))
-    s = rng.uniform(0.93, 1.07, n)
-    sh = rng.uniform(-0.06, 0.06, (n, 2))
-    cos, sin = np.cos(ang) / s, np.sin(ang) / s
-    theta = np.stack([np.stack([cos, -sin, sh[:, 0]], 1), np.stack([sin, cos, sh[:, 1]], 1)], 1)
-    grid = F.affine_grid(torch.from_numpy(theta).float(), list(t.shape), align_corners=False)
-    t = F.grid_sample(t, grid, padding_mode="border", align_corners=False)
+    t = turned(_to_input(x, x.shape[1]), rng, 5.0, 0.07, 0.06)
     gain = torch.from_numpy(rng.uniform(0.8, 1.2, (n, 1, 1, 1))).float()
     tint = torch.from_numpy(rng.uniform(0.93, 1.07, (n, 3, 1, 1))).float()
     bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (n, 1, 1, 1))).float()

@@ -430,19 +430,9 @@ def _augment(x: Any, rng: np.random.Generator, crop: int) -> Any:
     """Batch augmentation on uint8 NHWC: 90° turns, small rotations, scale, colour, noise, and
     the overhead camera's small, soft, compressed faces."""
     import torch  # type: ignore[import-not-found,unused-ignore]
-    import torch.nn.functional as F  # type: ignore[import-not-found,unused-ignore]
 
     n = x.shape[0]
-    t = _to_input(x, crop)
-    k = rng.integers(0, 4, n)
-    t = torch.stack([torch.rot90(t[i], int(k[i]), (1, 2)) for i in range(n)])
-    ang = np.deg2rad(rng.uniform(-15, 15, n))
-    s = rng.uniform(0.85, 1.15, n)
-    sh = rng.uniform(-0.07, 0.07, (n, 2))
-    cos, sin = np.cos(ang) / s, np.sin(ang) / s
-    theta = np.stack([np.stack([cos, -sin, sh[:, 0]], 1), np.stack([sin, cos, sh[:, 1]], 1)], 1)
-    grid = F.affine_grid(torch.from_numpy(theta).float(), list(t.shape), align_corners=False)
-    t = F.grid_sample(t, grid, padding_mode="border", align_corners=False)
+    t = turned(_to_input(x, crop), rng, 15.0, 0.15, 0.07)
     gain = torch.from_numpy(rng.uniform(0.6, 1.4, (n, 1, 1, 1))).float()
     bias = torch.from_numpy(rng.uniform(-0.15, 0.15, (n, 1, 1, 1))).float()
     tint = torch.from_numpy(rng.uniform(0.85, 1.15, (n, 3, 1, 1))).float()
@@ -455,6 +445,24 @@ def _augment(x: Any, rng: np.random.Generator, crop: int) -> Any:
     for i in np.nonzero(rng.random(n) < CAMERA_LOOK)[0]:
         t[i] = _camera_look(t[i], rng)
     return t.clamp(0, 1)
+
+
+def turned(t: Any, rng: np.random.Generator, degrees: float, scale: float, shift: float) -> Any:
+    """Crops ``t`` (NCHW) each at a random quarter turn, then turned up to ±``degrees``, scaled
+    by 1 ± ``scale`` and shifted by ± ``shift`` of the side."""
+    import torch  # type: ignore[import-not-found,unused-ignore]
+    import torch.nn.functional as F  # type: ignore[import-not-found,unused-ignore]
+
+    n = len(t)
+    k = rng.integers(0, 4, n)
+    t = torch.stack([torch.rot90(t[i], int(k[i]), (1, 2)) for i in range(n)])
+    ang = np.deg2rad(rng.uniform(-degrees, degrees, n))
+    s = rng.uniform(1 - scale, 1 + scale, n)
+    sh = rng.uniform(-shift, shift, (n, 2))
+    cos, sin = np.cos(ang) / s, np.sin(ang) / s
+    theta = np.stack([np.stack([cos, -sin, sh[:, 0]], 1), np.stack([sin, cos, sh[:, 1]], 1)], 1)
+    grid = F.affine_grid(torch.from_numpy(theta).float(), list(t.shape), align_corners=False)
+    return F.grid_sample(t, grid, padding_mode="border", align_corners=False)
 
 
 def _camera_look(t: Any, rng: np.random.Generator) -> Any:
