@@ -290,8 +290,16 @@ def enrol_camera(
     }
     if not tune:
         return final
-    last = _runtime_probs(draft(folds[-1][0], pull, t, margin), data[-1].emb, data[-1].shipped)[0]
-    tuned = _tuned(rec, rounds, float((last.argmax(1) == data[-1].y).mean()), final, work)
+    held = data[-1]  # what the profile reads of the last round without a classifier of its own
+    if active:
+        last, reader = (
+            _runtime_probs(draft(folds[-1][0], pull, t, margin), held.emb, held.shipped)[0],
+            "the refitted last layer",
+        )
+    else:
+        last, reader = _shipped(held, SURE), "the shipped classifier"
+    without = float((last.argmax(1) == held.y).mean())
+    tuned = _tuned(rec, rounds, (without, reader), final, work)
     tuned.info["seconds"] = round(time.perf_counter() - start, 1)
     return tuned
 
@@ -299,13 +307,14 @@ def enrol_camera(
 def _tuned(
     rec: TileRecognizer,
     rounds: Sequence[RoundCrops],
-    refitted: float,
+    without: tuple[float, str],
     profile: VenueProfile,
     work: Path | None,
 ) -> VenueProfile:
     """``profile`` with its own classifier, fine-tuned on the rounds' crops, where that names
-    the last round (trained on the others) better than ``refitted``, the refitted layer's
-    accuracy on it; else ``profile``, its info saying why."""
+    the last round (trained on the others) better than ``profile`` reads it (``without``: that
+    accuracy, and by what: the refitted layer or, where it was not kept, the shipped
+    classifier); else ``profile``, its info saying why."""
     from vision.enrol_tune import available, tune_classifier
 
     missing = available()
@@ -325,11 +334,11 @@ def _tuned(
     accuracy = float((_shipped(held, SURE).argmax(1) == held.y).mean())
     fitted = profile.info["fitted"]
     versus = (
-        f"on the last round, trained on the others, it named {accuracy:.4f} of the faces, the "
-        f"refitted last layer {refitted:.4f}"
+        f"on the last round, trained on the others, it named {accuracy:.4f} of the faces, "
+        f"{without[1]} {without[0]:.4f}"
     )
     profile.info["tuned_held_out_accuracy"] = round(accuracy, 4)
-    if accuracy <= refitted:
+    if accuracy <= without[0]:
         fitted["classifier"] = f"shipped: fine-tuned, {versus}, so not kept"
         return profile
     own, more = tune_classifier(
