@@ -1,8 +1,9 @@
 """Leave-one-style-out: enrol a tile style the models never saw from 1, 2, 5, 10 photos.
 
-``python bench/enrol.py [--seed 0] [--ks 1,2,5,10] [--adapt-ks 10] [--adapt-minutes 10]
-[--json]`` (set ``MJREF_SHARED`` when ``../shared`` is not beside the checkout; the detector's
-fine-tuning needs the train extra: run it with the training venv's python, models/MODELS.md).
+``python bench/enrol.py [--seed 0] [--ks 1,2,5,10] [--tune-ks 1,2,5,10] [--adapt-ks 10]
+[--adapt-minutes 10] [--json]`` (set ``MJREF_SHARED`` when ``../shared`` is not beside the
+checkout; the fine-tuning needs the train extra: run it with the training venv's python,
+models/MODELS.md).
 Three held-out sets:
 
 * real: the 16 ``Screenshot-…`` photos of the dev valid split (one tile set, one camera; no photo
@@ -17,11 +18,13 @@ Three held-out sets:
 
 For each: end-to-end tile accuracy (``vision/metrics.py``: a dropped tile counts as a miss) and
 detection recall (any name) on the test photos at the default threshold, before (shipped models,
-0.4) and after (the profile, its keep threshold), with the shipped detector (every k) and with
-the detector fine-tuned by enrolment (``--adapt-ks``; kept only when it beats the shipped one on
-held-back enrolment photos, vision/enrol_detector.py), and each enrolment's time; and on styles
-the models know (a seeded 30 of the other valid photos, and rendered ``text``/``glyph`` scenes)
-with the 10-photo and the sheet profiles, tile by tile (tiles lost and gained), which must lose
+0.4) and after (the profile, its keep threshold): with the classifier's last layer refitted only
+(every k: what enrolment makes without the train extra), with the classifier fine-tuned too
+(``--tune-ks``, vision/enrol_classifier.py) and with the detector fine-tuned as well
+(``--adapt-ks``; each part kept only when it beats the shipped one on held-back enrolment
+photos, vision/enrol_detector.py), and each enrolment's time; and on styles the models know (a
+seeded 30 of the other valid photos, and rendered ``text``/``glyph`` scenes) with the most
+photos' profiles and the sheet profile, tile by tile (tiles lost and gained), which must lose
 nothing; and the detector's time per test photo, shipped and fine-tuned. ``--ks 10``: a quick
 run, without the plot. Writes ``docs/enrol.svg`` (the accuracy against the number of enrolment
 photos) and ``build/enrol/enrol.json``.
@@ -48,7 +51,8 @@ sys.path.insert(0, str(ROOT))
 from vision.classes import NAME_SETS  # noqa: E402
 from vision.dataset import Box, read_labels  # noqa: E402
 from vision.detect import TileRecognizer  # noqa: E402
-from vision.enrol import Photo, enrol, read_photos  # noqa: E402
+from vision.enrol import Photo, PhotoRead, enrol, read_photos  # noqa: E402
+from vision.enrol_classifier import choose_classifier  # noqa: E402
 from vision.enrol_detector import choose_detector, readings  # noqa: E402
 from vision.image_io import load_image  # noqa: E402
 from vision.metrics import EvalResult, evaluate, paired  # noqa: E402
@@ -111,11 +115,12 @@ def curve(
     name: str,
     seed: int,
     ks: Sequence[int] = KS,
+    tune_ks: Sequence[int] = (),
     adapt_ks: Sequence[int] = (),
     adapt_minutes: float = 10.0,
 ) -> tuple[dict[str, Any], dict[str, VenueProfile]]:
-    """The row of one held-out set, and its profiles of the most photos (shipped detector, and
-    fine-tuned where tried)."""
+    """The row of one held-out set, and its profiles of the most photos (the refitted layer,
+    and with the classifier and the detector fine-tuned where tried)."""
     reads = read_photos(base, pool, seed)
     shipped = reading(base, test)
     row: dict[str, Any] = {"before": shipped.tile_accuracy, "test_photos": len(test)}
@@ -134,11 +139,26 @@ def curve(
         }
         profiles[name] = profile
         print(f"  {name} k={k}: {_said(row, row[str(k)])}", flush=True)
+    for k in tune_ks:
+        start = time.perf_counter()
+        profile = _tuned(base, base, pool[:k], reads[:k], name, seed, f"{name}-{k}-tuned")
+        seconds = time.perf_counter() - start
+        row[f"{k} tuned"] = {
+            **figures(TileRecognizer(profile=profile), test),
+            "keep": profile.keep,
+            "classifier": profile.info["fitted"]["classifier"],
+            "enrol_s": round(seconds, 1),
+        }
+        profiles[f"{name} tuned"] = profile
+        print(f"  {name} k={k}, classifier fine-tuned: {_said(row, row[f'{k} tuned'])}", flush=True)
     for k in adapt_ks:
         start = time.perf_counter()
         choice = choose_detector(base, pool[:k], adapt_minutes, seed, say=lambda _m: None)
         detector = (base.detector.path, choice.path, choice.report)
-        profile = enrol(choice.reader or base, pool[:k], name, seed, detector=detector)
+        reader = choice.reader or base
+        profile = _tuned(
+            base, reader, pool[:k], None, name, seed, f"{name}-{k}-adapted", detector=detector
+        )
         seconds = time.perf_counter() - start
         rec = TileRecognizer(profile=profile)
         row[f"{k} adapted"] = {
@@ -146,6 +166,7 @@ def curve(
             "keep": profile.keep,
             "detector": choice.report,
             "detector_figures": choice.figures,
+            "classifier": profile.info["fitted"]["classifier"],
             "enrol_s": round(seconds, 1),
             "detector_ms_per_photo": _detector_ms(rec, test),
         }
@@ -157,11 +178,34 @@ def curve(
             choice.work.cleanup()
         profiles[f"{name} adapted"] = profile
         print(
-            f"  {name} k={k}, detector fine-tuned: {_said(row, row[f'{k} adapted'])} in "
-            f"{seconds / 60:.1f} min; {choice.report}",
+            f"  {name} k={k}, detector and classifier fine-tuned: "
+            f"{_said(row, row[f'{k} adapted'])} in {seconds / 60:.1f} min; {choice.report}",
             flush=True,
         )
     return row, profiles
+
+
+def _tuned(
+    shipped: TileRecognizer,
+    rec: TileRecognizer,
+    photos: Sequence[Photo],
+    reads: Sequence[PhotoRead] | None,
+    name: str,
+    seed: int,
+    kept: str,
+    detector: tuple[Path, Path | None, str] | None = None,
+) -> VenueProfile:
+    """Enrolment as `mjref tiles enrol` makes it after the detector: the refitted profile, then
+    the classifier's fine-tuning; its classifier file kept in KEPT as ``kept``.onnx."""
+    reads = list(reads) if reads is not None else read_photos(rec, photos, seed)
+    refitted = enrol(rec, photos, name, seed, reads=reads, detector=detector)
+    with tempfile.TemporaryDirectory() as work:
+        profile = choose_classifier(
+            shipped, rec, photos, reads, refitted, Path(work), seed, lambda _m: None
+        )
+        if profile.classifier is not None:
+            profile.classifier = Path(shutil.copyfile(profile.classifier, KEPT / f"{kept}.onnx"))
+    return profile
 
 
 def _said(row: dict[str, Any], after: dict[str, Any]) -> str:
@@ -201,7 +245,8 @@ def plot(results: dict[str, Any], path: Path, ks: Sequence[int] = KS) -> None:
         ' font-size="11">',
         f'<rect width="{w}" height="{h}" fill="white"/>',
         f'<text x="{left}" y="18" font-size="12">Tile accuracy on a held-out style after '
-        "enrolment (default threshold; □ detector fine-tuned too)</text>",
+        "enrolment (default threshold; ● classifier fine-tuned, ⋯ its last layer refitted "
+        "only, □ detector fine-tuned too)</text>",
     ]
     for a in (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0):
         out.append(
@@ -219,12 +264,13 @@ def plot(results: dict[str, Any], path: Path, ks: Sequence[int] = KS) -> None:
     colours = ("#1f77b4", "#2ca02c", "#9467bd")
     for i, (name, row) in enumerate(results["held_out"].items()):
         c = colours[i % len(colours)]
-        pts = " ".join(f"{x(k):.1f},{y(row[str(k)]['after']):.1f}" for k in ks)
+        refit = " ".join(f"{x(k):.1f},{y(row[str(k)]['after']):.1f}" for k in ks)
+        out.append(f'<polyline points="{refit}" fill="none" stroke="{c}" stroke-dasharray="1,3"/>')
+        best = {k: row.get(f"{k} tuned", row[str(k)])["after"] for k in ks}
+        pts = " ".join(f"{x(k):.1f},{y(a):.1f}" for k, a in best.items())
         out.append(f'<polyline points="{pts}" fill="none" stroke="{c}" stroke-width="2"/>')
-        for k in ks:
-            out.append(
-                f'<circle cx="{x(k):.1f}" cy="{y(row[str(k)]["after"]):.1f}" r="3" fill="{c}"/>'
-            )
+        for k, a in best.items():
+            out.append(f'<circle cx="{x(k):.1f}" cy="{y(a):.1f}" r="3" fill="{c}"/>')
         for key, after in row.items():  # the detector fine-tuned too: a square
             if key.endswith(" adapted") and int(key.split()[0]) in ks:
                 kx, ky = x(int(key.split()[0])), y(after["after"])
@@ -237,7 +283,7 @@ def plot(results: dict[str, Any], path: Path, ks: Sequence[int] = KS) -> None:
             f'<line x1="{left}" x2="{w - right}" y1="{yb:.1f}" y2="{yb:.1f}" stroke="{c}" '
             'stroke-dasharray="4,3"/>'
         )
-        ya = y(row[str(ks[-1])]["after"])
+        ya = y(best[ks[-1]])
         out.append(f'<text x="{w - right + 6}" y="{ya + 4:.1f}" fill="{c}">{name}</text>')
         out.append(f'<text x="{w - right + 6}" y="{yb + 4:.1f}" fill="{c}">before</text>')
     line = h - 14 * len(known) - 6
@@ -266,11 +312,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--known", type=int, default=30, help="known-style valid photos to check")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--ks", default="1,2,5,10", help="enrolment photos to try (quick: 10)")
-    ap.add_argument("--adapt-ks", default="10", help="…with the detector fine-tuned too ('': none)")
+    ap.add_argument(
+        "--tune-ks", default="1,2,5,10", help="…with the classifier fine-tuned ('': none)"
+    )
+    ap.add_argument("--adapt-ks", default="10", help="…and the detector too ('': none)")
     ap.add_argument("--adapt-minutes", type=float, default=10.0, help="each enrolment's cap")
     ap.add_argument("--sets", default="real,jade,dim", help="held-out sets to run")
     args = ap.parse_args(argv)
     ks = tuple(int(k) for k in args.ks.split(","))
+    tune_ks = tuple(int(k) for k in args.tune_ks.split(",") if k)
     adapt_ks = tuple(int(k) for k in args.adapt_ks.split(",") if k)
     sets = set(args.sets.split(","))
     start = time.perf_counter()
@@ -300,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         if name not in {wanted.get(s, s) for s in sets}:
             continue
         results["held_out"][key], made = curve(
-            base, pool, test, name, args.seed, ks, adapt_ks, args.adapt_minutes
+            base, pool, test, name, args.seed, ks, tune_ks, adapt_ks, args.adapt_minutes
         )
         profiles.update(made)
     sheet_img, sheet_boxes = render_sheet_photo("jade", 4100 + args.seed)
@@ -342,7 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results))
     for name, row in results["held_out"].items():
-        for key in [str(ks[-1])] + [f"{k} adapted" for k in adapt_ks]:
+        keys = [str(ks[-1])] + [f"{k} tuned" for k in tune_ks] + [f"{k} adapted" for k in adapt_ks]
+        for key in keys:
             after = row[key]
             ok = after["after"] >= 0.95 and after["detection_recall"] >= 0.97
             print(

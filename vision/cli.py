@@ -7,6 +7,7 @@ import argparse
 import json
 import math
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,8 @@ def register(subparsers: Any) -> None:
         "photos of hardware/tile-sheet.pdf with the tiles laid on it (--sheet), fine-tune the "
         "tile detector on them (with the train extra installed; kept only when it finds the "
         "held-back photos' tiles better), then fit the venue's prototypes, the calibration of "
-        "the scores and the keep threshold.",
+        "the scores and the keep threshold, and fine-tune the classifier (with the train "
+        "extra; kept only when it reads the held-back photos better).",
     )
     en.add_argument("labels", nargs="?", type=Path, metavar="LABELS.jsonl")
     en.add_argument("--sheet", nargs="+", type=Path, metavar="PHOTO", help="tile-sheet photos")
@@ -190,6 +192,11 @@ def register(subparsers: Any) -> None:
         "--shipped-detector",
         action="store_true",
         help="do not fine-tune the detector: the profile keeps the shipped one",
+    )
+    en.add_argument(
+        "--shipped-classifier",
+        action="store_true",
+        help="do not fine-tune the classifier: the profile refits its last layer only",
     )
     en.set_defaults(handler=run_enrol)
 
@@ -355,7 +362,8 @@ def _draft_from_rig(rec: TileRecognizer, args: argparse.Namespace) -> int:
 
 
 def run_enrol(args: argparse.Namespace) -> int:
-    from vision.enrol import EnrolError, check, enrol, read_labels
+    from vision.enrol import EnrolError, check, enrol, read_labels, read_photos
+    from vision.enrol_classifier import choose_classifier
     from vision.enrol_detector import DetectorChoice, choose_detector
     from vision.profile import DET_FLOOR
     from vision.sheet import SheetError, read_sheet
@@ -405,15 +413,25 @@ def run_enrol(args: argparse.Namespace) -> int:
     if not args.shipped_detector:
         choice = choose_detector(rec, photos, args.max_minutes, args.seed, say)
         say(f"detector: {choice.report}")
+    reader = choice.reader or rec
+    reads = read_photos(reader, photos, args.seed)
     profile = enrol(
-        choice.reader or rec,
+        reader,
         photos,
         args.name or args.out.name,
         seed=args.seed,
         source=source,
+        reads=reads,
         detector=(rec.detector.path, choice.path, choice.report),
     )
-    profile.save(args.out)
+    with tempfile.TemporaryDirectory(prefix="mjref-enrol-") as work:
+        if args.shipped_classifier:
+            profile.info["fitted"]["classifier"] = "shipped (--shipped-classifier)"
+        else:
+            profile = choose_classifier(
+                rec, reader, photos, reads, profile, Path(work), args.seed, say
+            )
+        profile.save(args.out)
     if choice.work is not None:
         choice.work.cleanup()
     info = profile.info

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +34,7 @@ SMALL_TILE = 12.0  # … and only when the whole view's tiles are smaller than t
 WINDOW_TILE = 24.0  # windows are cut at the scale that shows the tiles found at this size
 MAX_WINDOWS = 144  # at most this many windows an image (a 12 MP photo at native resolution)
 MAX_CANDIDATES = 4000  # boxes kept an image before NMS, best first (a 416 view has 3,549)
+GATED_VOTE = 0.25  # an image is the venue's when this share of its sure boxes is gated in
 MAX_TILES = 300  # tiles kept an image (a full table shows 144 tiles and 8 flowers)
 STRIDE = 32  # a YOLO input side must be a multiple of its largest stride
 UNSTRETCH = 8  # an image is also seen squashed this many times along each axis …
@@ -190,9 +191,16 @@ class TileRecognizer:
         det_path = detector or models_dir / DETECTOR_FILE
         cls_path = classifier or models_dir / CLASSIFIER_FILE
         loaded = _load_profile(profile, det_path, cls_path)
+        # what reads an image that is not the venue's, where the profile has its own detector
+        self._plain_args = (det_path, cls_path, threads, batch, side, turns)
+        self._plain: TileRecognizer | None = None
+        own: Path | None = None  # a gated profile's own classifier, beside the shipped one
         if loaded is not None:
             det_path = loaded.detector or det_path
-            cls_path = loaded.classifier or cls_path
+            if loaded.gated:
+                own = loaded.classifier
+            else:
+                cls_path = loaded.classifier or cls_path
         self.detector = OnnxModel(
             det_path, "tile detector (YOLO, NCHW in, [N, 4+classes, anchors] out)", threads
         )
@@ -218,6 +226,7 @@ class TileRecognizer:
                 raise ModelError(
                     f"{cls_path}: output shape {out} is not the classifier's [N, {NUM_CLASSES}]"
                 )
+        self.own = None if own is None else OnnxModel(own, "venue's own tile classifier", threads)
         self.batch = batch
         self.turns = turns  # an unsure crop is classified at this many quarter turns, averaged
         self.profile = self._profile(loaded, cls_path)
@@ -237,7 +246,7 @@ class TileRecognizer:
                 f"{cls_path}: a venue profile needs the classifier's {EMBEDDING!r} output "
                 "(python -m vision.embedding adds it)"
             )
-        if len(profile.known) == 0 and profile.classifier is None:  # its own: no gate
+        if len(profile.known) == 0 and (profile.classifier is None or profile.gated):
             try:
                 profile.known = load_known(cls_path.parent / KNOWN_FILE, model_hash(cls_path))
             except ValueError as exc:
@@ -260,9 +269,11 @@ class TileRecognizer:
         ``min_conf`` None: the profile's keep threshold, else ``DEFAULT_MIN_CONF``."""
         min_conf = self.min_conf if min_conf is None else min_conf
         raw = self.candidates(img, self.det_floor(min_conf), iou, tiled, overlap, unstretch)
-        if raw.shape[0] == 0:
-            return []
-        classes, conf = self._classify(img, raw)
+        own_detector = self.profile is not None and self.profile.detector is not None
+        classes, conf, inside = self._classify(img, raw) if len(raw) else (raw, raw, None)
+        if own_detector and (inside is None or not _venues(inside, raw[:, 4] >= DEFAULT_MIN_CONF)):
+            plain = self._shipped_detector()  # not the venue's tiles: as without its detector
+            return plain.detect(img, min_conf, iou, tiled, overlap, unstretch)
         out = [
             Detection(float(b[0]), float(b[1]), float(b[2]), float(b[3]), int(c), float(p))
             for b, c, p in zip(raw, classes, conf, strict=True)
@@ -270,6 +281,25 @@ class TileRecognizer:
         ]
         out.sort(key=lambda d: -d.conf)
         return out
+
+    def _shipped_detector(self) -> TileRecognizer:
+        """The profile without its own detector: one table shows one tile set, so an image
+        whose tiles the gate does not take for the venue's is read with the shipped detector,
+        as it would be without the profile (no tile of a known style lost to a box drawn a
+        little otherwise)."""
+        if self._plain is None:
+            assert self.profile is not None
+            det, cls, threads, batch, side, turns = self._plain_args
+            self._plain = TileRecognizer(
+                detector=det,
+                classifier=cls,
+                threads=threads,
+                batch=batch,
+                side=side,
+                turns=turns,
+                profile=replace(self.profile, detector=None),
+            )
+        return self._plain
 
     def det_floor(self, min_conf: float) -> float:
         """The detector score below which no box can reach ``min_conf``."""
@@ -414,19 +444,26 @@ class TileRecognizer:
         return rows.astype(np.float32)
 
     # -- classification --------------------------------------------------------------------
-    def _classify(self, img: Image.Image, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _classify(
+        self, img: Image.Image, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Classes and confidences of the boxes ``rows``, and with a profile which it read as
+        the venue's."""
         if self.classifier is None:
-            return rows[:, 5].astype(np.int64), rows[:, 4]
+            return rows[:, 5].astype(np.int64), rows[:, 4], None
         boxes = [(float(r[0]), float(r[1]), float(r[2]), float(r[3])) for r in rows]
         crops = [tile_crop(img, b, self.crop) for b in boxes]
         if self.profile is not None:  # fitted on the venue's own tiles
-            probs, inside = self._classify_array(_array(crops))
-            return probs.argmax(1), self.profile.confidence(rows[:, 4], probs.max(1), inside)
+            # the boxes the shipped rule could keep say which tile set the image shows
+            probs, inside = self._classify_array(_array(crops), rows[:, 4] >= DEFAULT_MIN_CONF)
+            assert inside is not None
+            conf = self.profile.confidence(rows[:, 4], probs.max(1), inside)
+            return probs.argmax(1), conf, inside
         probs = self.classify_crops(crops)
         # The detector's score times the square root of the classifier's: a tile the detector is
         # sure of stays even when its name is unsure (dropping it is as wrong as misnaming it),
         # while a doubtful box needs a confident name.
-        return probs.argmax(1), rows[:, 4] * np.sqrt(probs.max(1))
+        return probs.argmax(1), rows[:, 4] * np.sqrt(probs.max(1)), None
 
     def classify_crops(self, crops: Sequence[Image.Image]) -> np.ndarray:
         """Class probabilities ``[n, 43]`` for RGB crops of side ``self.crop``."""
@@ -434,14 +471,14 @@ class TileRecognizer:
             return np.zeros((0, NUM_CLASSES), np.float32)
         return self._classify_array(_array(crops))[0]
 
-    def _classify_array(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    def _classify_array(
+        self, x: np.ndarray, voters: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Probabilities of crops ``[n, 3, side, side]``, and with a profile which crops it read
         as the venue's (decided on the upright crop, kept for its other turns)."""
         inside = None
         if self.profile is not None:
-            probs, emb = self.run_with_embedding(x)
-            inside = self.profile.inside(emb)
-            probs = self.profile.probs(emb, probs, inside)
+            probs, inside = self._venue_read(x, voters=voters)
         else:
             probs = self._run_classifier(x)
         unsure = np.flatnonzero(probs.max(1) < SURE)
@@ -449,13 +486,33 @@ class TileRecognizer:
             others = np.concatenate(
                 [np.rot90(x[unsure], k, axes=(2, 3)) for k in range(1, self.turns)]
             )
-            if self.profile is not None and inside is not None:
-                shipped, emb = self.run_with_embedding(others)
-                more = self.profile.probs(emb, shipped, np.tile(inside[unsure], self.turns - 1))
+            if inside is not None:
+                more = self._venue_read(others, np.tile(inside[unsure], self.turns - 1))[0]
             else:
                 more = self._run_classifier(others)
             more = more.reshape(self.turns - 1, unsure.size, NUM_CLASSES).sum(0)
             probs[unsure] = (probs[unsure] + more) / self.turns
+        return probs, inside
+
+    def _venue_read(
+        self, x: np.ndarray, inside: np.ndarray | None = None, voters: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """With a profile: the venue's reading of the crops inside its gate (decided here when
+        ``inside`` is None), the shipped ``probs`` of the others; and which were inside. A
+        gated profile's gate takes the crops together (``voters``: those that count; None:
+        all): one table shows one tile set, and a crop its own classifier reads well may sit
+        nearer a known style in the shipped features."""
+        assert self.profile is not None
+        shipped, emb = self.run_with_embedding(x)
+        if inside is None:
+            inside = self.profile.inside(emb)
+            if self.own is not None:
+                inside = np.full(len(x), _venues(inside, voters))
+        if self.own is None:
+            return self.profile.probs(emb, shipped, inside), inside
+        probs = shipped.astype(np.float64)
+        if inside.any():  # a gated profile: its own classifier reads what the gate let in
+            probs[inside] = self.profile.venue_probs(_embedding(self.own, x[inside]))
         return probs, inside
 
     def _run_classifier(self, x: np.ndarray) -> np.ndarray:
@@ -477,13 +534,22 @@ class TileRecognizer:
     def embed(self, x: np.ndarray) -> np.ndarray:
         """The classifier's features ``[n, C]`` of crops ``[n, 3, side, side]`` (0–1)."""
         assert self.classifier is not None
-        x = np.ascontiguousarray(x)
-        return np.concatenate(
-            [
-                self.classifier.run_named(x[i : i + 256], [EMBEDDING])[0]
-                for i in range(0, len(x), 256)
-            ]
-        )
+        return _embedding(self.classifier, x)
+
+
+def _embedding(model: OnnxModel, x: np.ndarray) -> np.ndarray:
+    """A classifier's features ``[n, C]`` of crops ``[n, 3, side, side]`` (0–1)."""
+    x = np.ascontiguousarray(x)
+    return np.concatenate(
+        [model.run_named(x[i : i + 256], [EMBEDDING])[0] for i in range(0, len(x), 256)]
+    )
+
+
+def _venues(inside: np.ndarray, voters: np.ndarray | None) -> bool:
+    """Whether an image shows the venue's tiles: GATED_VOTE of its crops that vote (``voters``
+    where any does, else all) are inside the profile's gate."""
+    vote = inside[voters] if voters is not None and voters.any() else inside
+    return bool(vote.size) and float(vote.mean()) >= GATED_VOTE
 
 
 def _load_profile(

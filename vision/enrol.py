@@ -213,7 +213,7 @@ def _turned(rec: TileRecognizer, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return np.stack([p for p, _ in runs]), np.stack([e for _, e in runs])
 
 
-def _jitter(rng: np.random.Generator, b: Box) -> tuple[float, float, float, float]:
+def jittered(rng: np.random.Generator, b: Box) -> tuple[float, float, float, float]:
     w, h = b.x2 - b.x1, b.y2 - b.y1
     dx, dy, sx, sy = rng.uniform(-0.06, 0.06, 4)
     cx, cy = (b.x1 + b.x2) / 2 + dx * w, (b.y1 + b.y2) / 2 + dy * h
@@ -226,7 +226,7 @@ Fitted = tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray], np.
 
 
 @dataclass
-class _Read:
+class PhotoRead:
     """One photo as enrolment sees it."""
 
     train_x: np.ndarray  # [m, C] embeddings of its labelled tiles (turns, jitters, det boxes)
@@ -237,12 +237,12 @@ class _Read:
     gt: list[Box]
 
 
-def _read(rec: TileRecognizer, photo: Photo, rng: np.random.Generator) -> _Read:
+def _read(rec: TileRecognizer, photo: Photo, rng: np.random.Generator) -> PhotoRead:
     rows = rec.candidates(photo.image, DET_FLOOR)
     gt = photo.boxes
     boxes = [(b.x1, b.y1, b.x2, b.y2) for b in gt]
     labels = [b.cls for b in gt]
-    boxes += [_jitter(rng, b) for b in gt for _ in range(2)]
+    boxes += [jittered(rng, b) for b in gt for _ in range(2)]
     labels += [b.cls for b in gt for _ in range(2)]
     det_boxes = [(float(r[0]), float(r[1]), float(r[2]), float(r[3])) for r in rows]
     det_probs, det_emb = _turned(rec, crops_array(photo.image, det_boxes, rec.crop))
@@ -254,7 +254,7 @@ def _read(rec: TileRecognizer, photo: Photo, rng: np.random.Generator) -> _Read:
         xs.append(det_emb[:, hit].reshape(-1, det_emb.shape[-1]))
         ys.append(np.tile(np.array([gt[j].cls for j in ious.argmax(1)[hit]], np.int64), 4))
     x, y = np.concatenate(xs), np.concatenate(ys).astype(np.int64)
-    return _Read(x, y, rows, det_emb, det_probs, gt)
+    return PhotoRead(x, y, rows, det_emb, det_probs, gt)
 
 
 def fit_head(
@@ -331,7 +331,7 @@ def _platt(det: np.ndarray, prob: np.ndarray, right: np.ndarray) -> tuple[float,
     return (float(theta[0]), float(theta[1]), float(theta[2]))
 
 
-def _shipped_preds(read: _Read) -> list[Pred]:
+def _shipped_preds(read: PhotoRead) -> list[Pred]:
     """The detections the shipped models make of a photo (det × √p, the turns averaged)."""
     p = read.det_probs[0].astype(np.float64, copy=True)
     unsure = p.max(1) < SURE
@@ -347,14 +347,14 @@ def _known(rec: TileRecognizer) -> np.ndarray:
         raise EnrolError([str(exc)]) from None
 
 
-def _preds(read: _Read, probs: np.ndarray, conf: np.ndarray) -> list[Pred]:
+def _preds(read: PhotoRead, probs: np.ndarray, conf: np.ndarray) -> list[Pred]:
     return [
         (float(r[0]), float(r[1]), float(r[2]), float(r[3]), int(c), float(s))
         for r, c, s in zip(read.det, probs.argmax(1), conf, strict=True)
     ]
 
 
-def _right(read: _Read, probs: np.ndarray) -> np.ndarray:
+def _right(read: PhotoRead, probs: np.ndarray) -> np.ndarray:
     """Per candidate: does it hit a labelled tile (IoU ≥ 0.5) and name it right."""
     if len(read.det) == 0:
         return np.zeros(0, bool)
@@ -367,7 +367,7 @@ def _right(read: _Read, probs: np.ndarray) -> np.ndarray:
     return out
 
 
-def read_photos(rec: TileRecognizer, photos: Sequence[Photo], seed: int = 0) -> list[_Read]:
+def read_photos(rec: TileRecognizer, photos: Sequence[Photo], seed: int = 0) -> list[PhotoRead]:
     """What enrolment needs of each photo (the detector and classifier passes: the slow part)."""
     if rec.classifier is None or rec.profile is not None:
         raise ValueError("enrolment needs the shipped detector + classifier without a profile")
@@ -381,7 +381,7 @@ def enrol(
     name: str,
     seed: int = 0,
     source: str = "labels",
-    reads: Sequence[_Read] | None = None,
+    reads: Sequence[PhotoRead] | None = None,
     detector: tuple[Path, Path | None, str] | None = None,
 ) -> VenueProfile:
     """Fit a venue profile on ``photos`` (already :func:`check`-ed) for ``rec``'s models;

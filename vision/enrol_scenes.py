@@ -5,10 +5,9 @@ detector on. So enrolment (vision/adapt.py) also trains on scenes made from them
 tiles cut out and laid in rows (turned, scaled, relit, touching and slightly overlapping, as in
 a river or a meld) on the venue's own table with its tiles painted out, and on other felts; and
 on windows of the photos themselves, scaled so their tiles show at the sizes the run time's
-windows show them. A quarter of the pasted scenes lay the rendered faces the shipped detector
-already knows (vision/synth/faces.py), so that it keeps finding them: a profile's detector reads
-every tile at the venue, the known styles too. Only numpy, PIL and OpenCV: this runs in the
-product's venv too (tests).
+windows show them. One image in six lays the rendered faces the shipped detector already knows
+(vision/synth/faces.py) at the sizes and light it learnt them, so that it keeps finding them.
+Only numpy, PIL and OpenCV: this runs in the product's venv too (tests).
 """
 
 from __future__ import annotations
@@ -115,7 +114,8 @@ def window(
 def scenes(
     photos: Sequence[tuple[Image.Image, Sequence[Box]]], count: int, seed: int
 ) -> list[Labelled]:
-    """``count`` training images: two thirds pasted scenes, one third windows of the photos."""
+    """``count`` training images: one third windows of the photos, one sixth the known faces as
+    the shipped detector learnt them (its scenes' sizes and light), the rest pasted scenes."""
     rng = random.Random(seed)
     heights = tile_heights(photos)
     low, high = float(np.percentile(heights, 10)), float(np.percentile(heights, 90))
@@ -126,6 +126,11 @@ def scenes(
     while len(out) < count:
         # tiles at the photos' own sizes and at the sizes the run time's windows show them
         size = rng.choice([rng.uniform(low, high), rng.uniform(18.0, 48.0)])
+        if len(out) % 6 == 1:  # the known faces as the shipped detector learnt them
+            scene = render_scene(rng, known, SIDE, SIDE)
+            if scene.boxes:
+                out.append(Labelled(scene.image, [b[:4] for b in scene.boxes]))
+            continue
         if len(out) % 3 == 2:
             shot = window(rng, *rng.choice(list(photos)), tile_px=size)
             if shot is not None:
@@ -140,8 +145,7 @@ def scenes(
             vignette=rng.choice([0.0, 0.4]),
         )
         table = _table_view(rng, rng.choice(tables)) if rng.random() < 0.7 else None
-        faces = known if len(out) % 4 == 3 else bank
-        scene = render_scene(rng, faces, SIDE, SIDE, look, background=table)
+        scene = render_scene(rng, bank, SIDE, SIDE, look, background=table)
         if scene.boxes:
             out.append(Labelled(scene.image, [b[:4] for b in scene.boxes]))
     return out

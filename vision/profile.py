@@ -32,7 +32,10 @@ also holds the camera's tile test (vision/slot_test.py), fitted on the plan's cl
 its own classifier (``classifier.onnx``, the shipped one fine-tuned on the camera's crops,
 vision/enrol_tune.py): its head and prototypes then read that file's features, and every crop is
 the venue's (the known styles are the shipped classifier's features, and the camera films only
-the venue's tiles).
+the venue's tiles). A profile enrolled from photos may hold its own classifier too
+(vision/enrol_classifier.py), ``gated``: the shipped classifier's features still decide which
+crops are the venue's, and only those are read by its own file, so the styles the models know
+are read as before.
 
 ``profile.json`` names all of it, the tiles it was fitted on, and the SHA-256 of the model
 files it was fitted against (for its own detector or classifier: the shipped one it was adapted
@@ -146,6 +149,7 @@ class VenueProfile:
     # [n, C] unit embeddings of the known styles (vision/known_styles.py), set by its user
     detector: Path | None = None  # its own detector file; None: the shipped one
     classifier: Path | None = None  # its own classifier file; None: the shipped one
+    gated: bool = False  # its own classifier reads only the crops the shipped features gate in
     # the camera's tile test (vision/slot_test.py), fitted where enrolled from the camera
     slot_test: SlotTest = field(default_factory=SlotTest)
 
@@ -163,7 +167,7 @@ class VenueProfile:
         by more than the margin. The others are read as without a profile."""
         if len(self.venue) == 0 or len(embedding) == 0:
             return np.zeros(len(embedding), bool)
-        if self.classifier is not None:  # its own features: the known styles are not in them
+        if self.classifier is not None and not self.gated:  # the known styles are not in them
             return np.ones(len(embedding), bool)
         if len(self.known) == 0:
             raise ProfileError(f"{self.name}: the known styles are not loaded")
@@ -260,7 +264,10 @@ class VenueProfile:
                 own = folder / file
                 if path.resolve() != own.resolve():
                     shutil.copyfile(path, own)
-                meta[key] = {"file": file, "sha256": model_hash(own)}
+                entry: dict[str, object] = {"file": file, "sha256": model_hash(own)}
+                if key == "classifier":
+                    entry["gated"] = self.gated
+                meta[key] = entry
         (folder / PROFILE_JSON).write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
 
     @classmethod
@@ -301,6 +308,7 @@ class VenueProfile:
                 info={k: v for k, v in meta.items() if k not in _CORE_KEYS},
                 detector=_own_model(folder, meta.get("detector"), "detector"),
                 classifier=_own_model(folder, meta.get("classifier"), "classifier"),
+                gated=bool((meta.get("classifier") or {}).get("gated", False)),
                 slot_test=SlotTest.from_json(meta.get("slot_test", SlotTest().to_json())),
             )
         except ProfileError:

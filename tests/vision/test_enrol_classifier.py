@@ -1,0 +1,144 @@
+"""A photo profile's own classifier (vision/enrol_classifier.py), gated: saved and loaded with
+the gate; the crops the shipped features gate in are read by its own file, the known styles by
+the shipped one; a damaged own file is refused; without torch, enrolment says what it skipped;
+with torch, the fine-tuned network reads an unseen, small and dim style better."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tile_kit import jade_sheet_photo, skip_without_fonts
+
+from vision.dataset import Box
+from vision.detect import CLASSIFIER_FILE, MODELS_DIR, TileRecognizer
+from vision.enrol import Photo, crops_array, enrol, read_photos
+from vision.enrol_classifier import choose_classifier, gated, tile_crops
+from vision.enrol_detector import readings
+from vision.metrics import evaluate
+from vision.onnx_model import ModelError
+from vision.profile import CLASSIFIER_ONNX, ProfileError, VenueProfile, softmax
+from vision.synth.bank import CropBank
+from vision.synth.scene import DEFAULT_LOOK, DIM_LOOK, Look, render_scene
+
+TORCH = importlib.util.find_spec("torch") is not None
+
+skip_without_fonts("jade")
+
+
+def _scenes(style: str, seeds: range, look: Look = DEFAULT_LOOK) -> list[Photo]:
+    out = []
+    for seed in seeds:
+        scene = render_scene(random.Random(seed), CropBank(real_share=0.0, style=style), look=look)
+        out.append(Photo(Path(f"{style}-{seed}"), scene.image, [Box(*b) for b in scene.boxes]))
+    return out
+
+
+def _accuracy(rec: TileRecognizer, photos: list[Photo]) -> float:
+    return evaluate(readings(rec, photos), rec.min_conf).tile_accuracy
+
+
+@pytest.fixture(scope="module")
+def copied(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A gated profile of the jade sheet photos whose own classifier is a copy of the shipped
+    one, saved."""
+    rec = TileRecognizer()
+    photos = [jade_sheet_photo(1), jade_sheet_photo(2)]
+    reads = read_photos(rec, photos)
+    folder = tmp_path_factory.mktemp("gated")
+    own = folder / "tuned.onnx"
+    shutil.copyfile(MODELS_DIR / CLASSIFIER_FILE, own)
+    gated(rec, enrol(rec, photos, "jade", reads=reads), own, reads).save(folder / "profile")
+    return folder / "profile"
+
+
+def test_a_gated_profile_reads_its_venue_with_its_own_classifier_and_known_styles_as_shipped(
+    copied: Path,
+) -> None:
+    meta = json.loads((copied / "profile.json").read_text())
+    assert meta["classifier"] == {
+        "file": CLASSIFIER_ONNX,
+        "sha256": meta["classifier"]["sha256"],
+        "gated": True,
+    }
+    rec, shipped = TileRecognizer(profile=copied), TileRecognizer()
+    profile = rec.profile
+    assert profile is not None and profile.gated and len(profile.known) > 0  # the gate is on
+    assert rec.classifier is not None and rec.classifier.path == MODELS_DIR / CLASSIFIER_FILE
+    assert rec.own is not None and rec.own.path == copied / CLASSIFIER_ONNX
+
+    jade = jade_sheet_photo(3)
+    x = crops_array(jade.image, [(b.x1, b.y1, b.x2, b.y2) for b in jade.boxes], rec.crop)
+    probs, inside = rec._venue_read(x)
+    assert inside.all()  # the venue's faces are gated in, taken together …
+    emb = rec.own.run_named(np.ascontiguousarray(x[inside]), ["embedding"])[0]
+    want = softmax(emb @ profile.weight.T + profile.bias)
+    assert np.abs(probs[inside] - want).max() < 1e-5  # … and read by its own file's layer
+
+    known = _scenes("text", range(8100, 8102)) + _scenes("glyph", range(8102, 8104))
+    for photo in known:  # the known styles: not one crop in, every crop read as shipped
+        x = crops_array(photo.image, [(b.x1, b.y1, b.x2, b.y2) for b in photo.boxes], rec.crop)
+        probs, inside = rec._venue_read(x)
+        assert not inside.any()
+        assert np.abs(probs - shipped.run_with_embedding(x)[0]).max() < 1e-6
+
+
+def test_a_damaged_own_classifier_of_a_gated_profile_is_refused(
+    copied: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "profile"
+    shutil.copytree(copied, folder)
+    own = folder / CLASSIFIER_ONNX
+    own.write_bytes(own.read_bytes()[:4000])
+    with pytest.raises(ModelError, match="classifier file was changed or damaged"):
+        TileRecognizer(profile=folder)
+    own.unlink()
+    with pytest.raises(ProfileError, match=r"names its own classifier 'classifier\.onnx'"):
+        VenueProfile.load(folder)
+
+
+def test_the_tiles_are_cut_as_the_run_time_cuts_them_jittered_and_as_detected() -> None:
+    photo, rec = jade_sheet_photo(1), TileRecognizer()
+    x, y = tile_crops([photo], read_photos(rec, [photo]), 48)
+    n = len(photo.boxes)
+    assert x.dtype == np.uint8 and x.shape[1:] == (48, 48, 3)
+    assert 3 * n + 0.9 * n <= len(x) <= 3 * n + 2 * n  # its box, two jittered, the detector's
+    assert list(y[:n]) == [b.cls for b in photo.boxes]
+    assert list(y[n : 3 * n : 2]) == list(y[:n])
+
+
+@pytest.mark.skipif(TORCH, reason="torch installed: enrolment fine-tunes")
+def test_without_torch_photo_enrolment_says_the_classifier_was_not_fine_tuned_and_how_to(
+    tmp_path: Path,
+) -> None:
+    rec = TileRecognizer()
+    photos = [jade_sheet_photo(1), jade_sheet_photo(2)]
+    reads = read_photos(rec, photos)
+    refitted = enrol(rec, photos, "jade", reads=reads)
+    profile = choose_classifier(rec, rec, photos, reads, refitted, tmp_path)
+    said = profile.info["fitted"]["classifier"]
+    assert profile.classifier is None and said.startswith("shipped: torch")
+    assert "./run train-setup" in said
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not TORCH, reason="fine-tuning needs torch (./run train-setup)")
+def test_the_classifier_fine_tuned_on_small_dim_photos_reads_others_better(tmp_path: Path) -> None:
+    rec = TileRecognizer()
+    pool = _scenes("jade", range(4000, 4005), DIM_LOOK)
+    test = _scenes("jade", range(5000, 5004), DIM_LOOK)
+    reads = read_photos(rec, pool)
+    refitted = enrol(rec, pool, "dim", reads=reads)
+    before = _accuracy(TileRecognizer(profile=refitted), test)
+    tuned = choose_classifier(rec, rec, pool, reads, enrol(rec, pool, "dim", reads=reads), tmp_path)
+    assert tuned.classifier is not None and tuned.gated, tuned.info["fitted"]["classifier"]
+    assert tuned.classifier.parent == tmp_path
+    tuned.save(tmp_path / "profile")
+    after = _accuracy(TileRecognizer(profile=tmp_path / "profile"), test)
+    print(f"small, dim jade: refitted {before:.3f}, fine-tuned {after:.3f}")
+    assert after > before
