@@ -15,6 +15,9 @@ What is fitted, all in numpy on the shipped models' outputs (no torch):
 4. the gate: the venue's crops, against which each crop is weighed with the tiles of the known
    styles (vision/known_styles.py); outside it the shipped reading stands (vision/profile.py).
 
+Where torch is installed, enrolment then also fine-tunes the detector before this fit
+(vision/enrol_detector.py) and the classifier itself after it (vision/enrol_classifier.py).
+
 Everything is decided on held-out photos, since the photos are few: the Platt calibration is
 kept only when it reads them better than the shipped det × √p at 0.4 (5 jade scenes once read
 0.665 with it), and the profile itself only when it reads them better than the shipped models;

@@ -14,8 +14,7 @@ venue's tiles (the known-styles gate, taken over an image's boxes: one table sho
 and a venue crop may sit nearer a known style in the shipped features than the venue's own file
 reads it), and only those are read by the venue's own file, so the styles the models know are
 read as before; it must also lose no tile of rendered known-style scenes. Its confidence is the
-shipped det × √p, at the keep threshold that read the held-back photos best (of equals, the
-nearest the shipped 0.4).
+shipped det × √p at the shipped 0.4: a threshold chosen on a photo or two is chosen by chance.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ import numpy as np
 
 from vision.detect import DEFAULT_MIN_CONF, DETECTOR_FILE, TileRecognizer, tile_crop
 from vision.embedding import HEAD_BIAS, HEAD_WEIGHT
-from vision.enrol import GATE_MARGIN, THRESHOLDS, Photo, PhotoRead, enrol, jittered
+from vision.enrol import GATE_MARGIN, Photo, PhotoRead, enrol, jittered
 from vision.enrol_detector import KNOWN_SEEDS, held_back, known_changes, readings
 from vision.metrics import evaluate, iou_matrix
 from vision.profile import VenueProfile, model_hash, unit
@@ -87,26 +86,9 @@ def gated(
     )
 
 
-def best_keep(
-    rec: TileRecognizer, profile: VenueProfile, photos: Sequence[Photo]
-) -> tuple[float, float]:
-    """The keep threshold with which ``profile`` reads ``photos`` best end to end (of equals,
-    the nearest the shipped rule's: the photos are few), and that tile accuracy.
-    ``profile.keep`` is left at it."""
-    reader = _reader(rec, profile)
-    assert reader.profile is not None
-    accuracy = {}
-    for t in THRESHOLDS:
-        reader.profile.keep = t  # the shipped rule's confidences outside the gate scale with it
-        accuracy[t] = evaluate(readings(reader, photos), t).tile_accuracy
-    top = max(accuracy.values())
-    best = min((t for t in THRESHOLDS if accuracy[t] >= top - 1e-9), key=_from_shipped)
-    profile.keep = reader.profile.keep = float(best)
-    return profile.keep, top
-
-
-def _from_shipped(threshold: float) -> float:
-    return abs(threshold - DEFAULT_MIN_CONF)
+def _accuracy(rec: TileRecognizer, profile: VenueProfile, photos: Sequence[Photo]) -> float:
+    """End-to-end tile accuracy of ``photos`` read through ``profile`` at its keep threshold."""
+    return evaluate(readings(_reader(rec, profile), photos), profile.keep).tile_accuracy
 
 
 def _reader(rec: TileRecognizer, profile: VenueProfile) -> TileRecognizer:
@@ -155,13 +137,10 @@ def choose_classifier(
         if hold
         else dataclasses.replace(refitted)
     )
-    _, before = best_keep(rec, without, check)
-    keep, after = best_keep(rec, gated(rec, without, trial, [reads[i] for i in train]), check)
+    before = _accuracy(rec, without, check)
+    after = _accuracy(rec, gated(rec, without, trial, [reads[i] for i in train]), check)
     where = f"{len(check)} held-back photo(s)" if hold else "the one photo it trained on"
-    versus = (
-        f"on {where}, tile accuracy {after:.4f} with it, {before:.4f} with the refitted layer "
-        "(each at its best keep threshold)"
-    )
+    versus = f"on {where}, tile accuracy {after:.4f} with it, {before:.4f} with the refitted layer"
     refitted.info["classifier_held_back"] = {"tuned": round(after, 4), "refitted": round(before, 4)}
     if after <= before:
         fitted["classifier"] = f"shipped: fine-tuned, {versus}, so not kept"
@@ -169,7 +148,6 @@ def choose_classifier(
     x, y = tile_crops(photos, reads, rec.crop, seed)
     own, more = tune_classifier(start, x, y, work / "classifier.onnx", seed)
     profile = gated(rec, refitted, own, reads)
-    profile.keep = keep
     assert shipped.classifier is not None
     changes = known_changes(
         shipped,
@@ -194,10 +172,11 @@ def choose_classifier(
     )
     fitted["head"] = "the fine-tuned classifier's own last layer, temperature 1"
     fitted["gate"] = (
-        f"{fitted['gate']}; the crops inside are read by the venue's own classifier (gated)"
+        f"{fitted['gate']}; taken over an image's sure boxes (a quarter inside: the venue's "
+        "tiles), whose crops the venue's own classifier then reads"
     )
     fitted["confidence"] = "the shipped det × √p"
-    fitted["keep"] = f"best end-to-end tile accuracy on {where}: {after:.4f}"
+    fitted["keep"] = f"the shipped {DEFAULT_MIN_CONF}"
     fitted["active"] = "yes"
     say(f"classifier: {fitted['classifier']}")
     return profile
