@@ -1,7 +1,7 @@
 """Leave-one-style-out: enrol a tile style the models never saw from 1, 2, 5, 10 photos.
 
 ``python bench/enrol.py [--seed 0] [--ks 1,2,5,10] [--tune-ks 1,2,5,10] [--adapt-ks 10]
-[--adapt-minutes 10] [--json]`` (set ``MJREF_SHARED`` when ``../shared`` is not beside the
+[--adapt-minutes 12] [--json]`` (set ``MJREF_SHARED`` when ``../shared`` is not beside the
 checkout; the fine-tuning needs the train extra: run it with the training venv's python,
 models/MODELS.md).
 Three held-out sets:
@@ -117,7 +117,7 @@ def curve(
     ks: Sequence[int] = KS,
     tune_ks: Sequence[int] = (),
     adapt_ks: Sequence[int] = (),
-    adapt_minutes: float = 10.0,
+    adapt_minutes: float = 12.0,
 ) -> tuple[dict[str, Any], dict[str, VenueProfile]]:
     """The row of one held-out set, and its profiles of the most photos (the refitted layer,
     and with the classifier and the detector fine-tuned where tried)."""
@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
         "--tune-ks", default="1,2,5,10", help="…with the classifier fine-tuned ('': none)"
     )
     ap.add_argument("--adapt-ks", default="10", help="…and the detector too ('': none)")
-    ap.add_argument("--adapt-minutes", type=float, default=10.0, help="each enrolment's cap")
+    ap.add_argument("--adapt-minutes", type=float, default=12.0, help="each enrolment's cap")
     ap.add_argument("--sets", default="real,jade,dim", help="held-out sets to run")
     args = ap.parse_args(argv)
     ks = tuple(int(k) for k in args.ks.split(","))

@@ -431,6 +431,7 @@ def run_enrol(args: argparse.Namespace) -> int:
             profile = choose_classifier(
                 rec, reader, photos, reads, profile, Path(work), args.seed, say
             )
+        say(f"classifier: {profile.info['fitted']['classifier']}")
         profile.save(args.out)
     if choice.work is not None:
         choice.work.cleanup()

@@ -178,5 +178,4 @@ def choose_classifier(
     fitted["confidence"] = "the shipped det × √p"
     fitted["keep"] = f"the shipped {DEFAULT_MIN_CONF}"
     fitted["active"] = "yes"
-    say(f"classifier: {fitted['classifier']}")
     return profile

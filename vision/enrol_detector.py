@@ -11,8 +11,8 @@ so.
 The styles the shipped models know are kept by the run time: an image whose tiles the profile's
 gate does not take for the venue's is read with the shipped detector (vision/detect.py), since a
 box drawn a little otherwise can change how a tile is named. Rendered scenes of the glyph and
-text faces (drawn from the fonts, so a venue has them too, :func:`known_scenes`) check the whole
-profile tile by tile (vision/enrol_classifier.py).
+text faces (drawn from the fonts, so a venue has them too, :func:`known_scenes`) check a profile
+whose classifier is fine-tuned too, whole and tile by tile (vision/enrol_classifier.py).
 """
 
 from __future__ import annotations

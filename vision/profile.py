@@ -26,16 +26,17 @@ holds three things fitted on a few photos of the venue's tiles:
 
 A profile may also hold its own detector (``detector.onnx``, the shipped one fine-tuned on the
 venue's tiles by enrolment, vision/adapt.py), which the run time then uses in place of the
-shipped one: same network and side, so the same cost per photo and frame. A profile without one
-keeps the shipped detector. A profile enrolled from the table camera (vision/enrol_camera.py)
-also holds the camera's tile test (vision/slot_test.py), fitted on the plan's clips, and may hold
-its own classifier (``classifier.onnx``, the shipped one fine-tuned on the camera's crops,
-vision/enrol_tune.py): its head and prototypes then read that file's features, and every crop is
-the venue's (the known styles are the shipped classifier's features, and the camera films only
-the venue's tiles). A profile enrolled from photos may hold its own classifier too
-(vision/enrol_classifier.py), ``gated``: the shipped classifier's features still decide which
-crops are the venue's, and only those are read by its own file, so the styles the models know
-are read as before.
+shipped one: same network and side, so the same cost per photo and frame; an image the gate does
+not take for the venue's is read again with the shipped detector (vision/detect.py). A profile
+without one keeps the shipped detector. A profile enrolled from the table camera
+(vision/enrol_camera.py) also holds the camera's tile test (vision/slot_test.py), fitted on the
+plan's clips, and may hold its own classifier (``classifier.onnx``, the shipped one fine-tuned on
+the camera's crops, vision/enrol_tune.py): its head and prototypes then read that file's
+features, and every crop is the venue's (the known styles are the shipped classifier's features,
+and the camera films only the venue's tiles). A profile enrolled from photos may hold its own
+classifier too (vision/enrol_classifier.py), ``gated``: the shipped classifier's features still
+decide which images show the venue's tiles (a quarter of an image's sure boxes inside the gate),
+and only those are read by its own file, so the styles the models know are read as before.
 
 ``profile.json`` names all of it, the tiles it was fitted on, and the SHA-256 of the model
 files it was fitted against (for its own detector or classifier: the shipped one it was adapted

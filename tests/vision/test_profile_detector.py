@@ -229,8 +229,10 @@ def test_enrol_without_the_train_extra_says_what_it_skipped(
     assert mjref(["tiles", "enrol", str(labels), "--out", str(tmp_path / "p")]) == 0
     err = capsys.readouterr().err
     assert "detector: shipped: torch" in err and "pip install torch==2.14.1" in err
+    assert "classifier: shipped: torch" in err and "./run train-setup" in err
     meta = json.loads((tmp_path / "p" / "profile.json").read_text())
     assert meta["detector"] is None and meta["fitted"]["detector"].startswith("shipped: torch")
+    assert meta["classifier"] is None and meta["fitted"]["classifier"].startswith("shipped: torch")
 
 
 def _tile(b: Box) -> dict[str, object]:
