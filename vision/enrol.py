@@ -260,6 +260,15 @@ def _read(rec: TileRecognizer, photo: Photo, rng: np.random.Generator) -> PhotoR
     return PhotoRead(x, y, rows, det_emb, det_probs, gt)
 
 
+def last_layer(rec: TileRecognizer) -> tuple[np.ndarray, np.ndarray]:
+    """``rec``'s classifier's last layer (weight [43, C], bias [43])."""
+    assert rec.classifier is not None
+    w, b = rec.classifier.run_named(
+        np.zeros((1, 3, rec.crop, rec.crop), np.float32), [HEAD_WEIGHT, HEAD_BIAS]
+    )
+    return w.astype(np.float64), b.astype(np.float64)
+
+
 def fit_head(
     x: np.ndarray, y: np.ndarray, w0: np.ndarray, b0: np.ndarray, prior: float = PRIOR
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -394,12 +403,7 @@ def enrol(
     start = time.perf_counter()
     reads = list(reads) if reads is not None else read_photos(rec, photos, seed)
     assert rec.classifier is not None
-    w0, b0 = (
-        out.astype(np.float64)
-        for out in rec.classifier.run_named(
-            np.zeros((1, 3, rec.crop, rec.crop), np.float32), [HEAD_WEIGHT, HEAD_BIAS]
-        )
-    )
+    w0, b0 = last_layer(rec)
     dim = w0.shape[1]
 
     known = _known(rec)

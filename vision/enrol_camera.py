@@ -44,8 +44,15 @@ from referee.tiles import FIRST_FLOWER
 from vision.camera import TableReader
 from vision.classes import BACK, NUM_CLASSES, class_label, class_of_label
 from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, SURE, TileRecognizer, _array
-from vision.embedding import HEAD_BIAS, HEAD_WEIGHT
-from vision.enrol import EnrolError, Fitted, _known, _runtime_probs, fit_head, prototypes
+from vision.enrol import (
+    EnrolError,
+    Fitted,
+    _known,
+    _runtime_probs,
+    fit_head,
+    last_layer,
+    prototypes,
+)
 from vision.profile import VenueProfile, model_hash, unit
 from vision.slot_test import SlotPixels, SlotTest, fit_slot_test
 from vision.zones import MELD_CELLS, RIVER_COLS, RIVER_ROWS, SEATS, all_slots
@@ -217,7 +224,7 @@ def enrol_camera(
     if rec.classifier is None or rec.profile is not None:
         raise ValueError("enrolment needs the shipped detector + classifier without a profile")
     start = time.perf_counter()
-    w0, b0 = _head(rec)
+    w0, b0 = last_layer(rec)
     known = _known(rec)
     data = [_embed(rec, r) for r in rounds]
 
@@ -345,7 +352,7 @@ def _tuned(
         rec.classifier.path, np.concatenate(x), np.concatenate(y), folder / "classifier.onnx"
     )
     tuned_rec = TileRecognizer(detector=rec.detector.path, classifier=own, turns=rec.turns)
-    w, b = _head(tuned_rec)
+    w, b = last_layer(tuned_rec)
     emb = tuned_rec.embed(_array([c for r in rounds for c in r.crops])).astype(np.float64)
     protos, have = prototypes(emb, np.concatenate(y), emb.shape[1])
     fitted["head"] = "the fine-tuned classifier's own last layer"
@@ -374,15 +381,6 @@ def _tuned(
         classifier=own,
         slot_test=profile.slot_test,
     )
-
-
-def _head(rec: TileRecognizer) -> tuple[np.ndarray, np.ndarray]:
-    """The classifier's last layer (weight [43, C], bias [43])."""
-    assert rec.classifier is not None
-    w, b = rec.classifier.run_named(
-        np.zeros((1, 3, rec.crop, rec.crop), np.float32), [HEAD_WEIGHT, HEAD_BIAS]
-    )
-    return w.astype(np.float64), b.astype(np.float64)
 
 
 def _slot_test_text(test: SlotTest) -> str:

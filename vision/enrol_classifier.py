@@ -26,8 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.detect import DEFAULT_MIN_CONF, DETECTOR_FILE, TileRecognizer, tile_crop
-from vision.embedding import HEAD_BIAS, HEAD_WEIGHT
-from vision.enrol import GATE_MARGIN, Photo, PhotoRead, enrol, jittered
+from vision.enrol import GATE_MARGIN, Photo, PhotoRead, enrol, jittered, last_layer
 from vision.enrol_detector import KNOWN_SEEDS, held_back, known_changes, readings
 from vision.metrics import evaluate, iou_matrix
 from vision.profile import VenueProfile, model_hash, unit
@@ -64,15 +63,11 @@ def gated(
 ) -> VenueProfile:
     """``refitted`` with ``own`` as its classifier, gated: its last layer as it is (temperature
     1, no prototype pull) reads the crops closer to ``reads``' tiles than to the known styles."""
-    reader = TileRecognizer(detector=rec.detector.path, classifier=own, turns=rec.turns)
-    assert reader.classifier is not None
-    w, b = reader.classifier.run_named(
-        np.zeros((1, 3, reader.crop, reader.crop), np.float32), [HEAD_WEIGHT, HEAD_BIAS]
-    )
+    w, b = last_layer(TileRecognizer(detector=rec.detector.path, classifier=own, turns=rec.turns))
     return dataclasses.replace(
         refitted,
-        weight=w.astype(np.float64),
-        bias=b.astype(np.float64),
+        weight=w,
+        bias=b,
         enrolled=np.zeros_like(refitted.enrolled),
         pull=0.0,
         temperature=1.0,
