@@ -503,6 +503,8 @@ class TileRecognizer:
         all): one table shows one tile set, and a crop its own classifier reads well may sit
         nearer a known style in the shipped features."""
         assert self.profile is not None
+        if self.own is not None and inside is not None:  # decided: no shipped pass inside
+            return self._gated_read(x, inside), inside
         shipped, emb = self.run_with_embedding(x)
         if inside is None:
             inside = self.profile.inside(emb)
@@ -510,10 +512,22 @@ class TileRecognizer:
                 inside = np.full(len(x), _venues(inside, voters))
         if self.own is None:
             return self.profile.probs(emb, shipped, inside), inside
-        probs = shipped.astype(np.float64)
-        if inside.any():  # a gated profile: its own classifier reads what the gate let in
+        return self._gated_read(x, inside, shipped), inside
+
+    def _gated_read(
+        self, x: np.ndarray, inside: np.ndarray, shipped: np.ndarray | None = None
+    ) -> np.ndarray:
+        """A gated profile's probabilities: its own classifier's inside the gate, the shipped
+        ``probs`` (run here where not given) outside."""
+        assert self.profile is not None and self.own is not None
+        probs = np.zeros((len(x), NUM_CLASSES))
+        if (~inside).any():
+            probs[~inside] = (
+                shipped[~inside] if shipped is not None else self._run_classifier(x[~inside])
+            )
+        if inside.any():
             probs[inside] = self.profile.venue_probs(_embedding(self.own, x[inside]))
-        return probs, inside
+        return probs
 
     def _run_classifier(self, x: np.ndarray) -> np.ndarray:
         assert self.classifier is not None
