@@ -78,7 +78,7 @@ def adapt_detector(
     os.environ.setdefault("YOLO_CONFIG_DIR", str(Path(tempfile.gettempdir()) / "mjref-yolo"))
     import torch  # type: ignore[import-not-found,unused-ignore]
 
-    from vision.train import _quantize_detector, _yolo, onnx_conv_weights, seeded_model
+    from vision.train import onnx_conv_weights, quantize_detector, seeded_model, yolo_class
 
     start = time.perf_counter()
     torch.manual_seed(seed)
@@ -93,7 +93,7 @@ def adapt_detector(
     torch.save({"model": model, "epoch": -1, "train_args": {}}, work / "seed.pt")
     left = minutes * 60 - (time.perf_counter() - start) - 40  # export and quantization
     say(f"fine-tuning the detector for {max(left, 30) / 60:.1f} min")
-    yolo = _yolo()(str(work / "seed.pt"))
+    yolo = yolo_class()(str(work / "seed.pt"))
     with redirect_stdout(sys.stderr):
         yolo.train(
             data=str(yaml),
@@ -129,12 +129,12 @@ def adapt_detector(
     last = work / "runs" / "det" / "weights" / "last.pt"
     epochs = int(yolo.trainer.epoch) + 1
     with redirect_stdout(sys.stderr):
-        exported = _yolo()(str(last)).export(
+        exported = yolo_class()(str(last)).export(
             format="onnx", dynamic=True, simplify=True, opset=17, imgsz=SIDE
         )
     out = work / "detector.onnx"
     Path(exported).replace(out)
-    _quantize_detector(out, data / "train" / "images")
+    quantize_detector(out, data / "train" / "images")
     seconds = time.perf_counter() - start
     say(f"detector fine-tuned: {epochs} epoch(s) of {len(paths)} images in {seconds / 60:.1f} min")
     return Adapted(out, epochs, len(paths), seconds)

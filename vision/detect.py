@@ -455,7 +455,7 @@ class TileRecognizer:
         crops = [tile_crop(img, b, self.crop) for b in boxes]
         if self.profile is not None:  # fitted on the venue's own tiles
             # the boxes the shipped rule could keep say which tile set the image shows
-            probs, inside = self._classify_array(_array(crops), rows[:, 4] >= DEFAULT_MIN_CONF)
+            probs, inside = self._classify_array(crop_array(crops), rows[:, 4] >= DEFAULT_MIN_CONF)
             assert inside is not None
             conf = self.profile.confidence(rows[:, 4], probs.max(1), inside)
             return probs.argmax(1), conf, inside
@@ -469,7 +469,7 @@ class TileRecognizer:
         """Class probabilities ``[n, 43]`` for RGB crops of side ``self.crop``."""
         if not crops:
             return np.zeros((0, NUM_CLASSES), np.float32)
-        return self._classify_array(_array(crops))[0]
+        return self._classify_array(crop_array(crops))[0]
 
     def _classify_array(
         self, x: np.ndarray, voters: np.ndarray | None = None
@@ -581,7 +581,7 @@ def _load_profile(
     return profile
 
 
-def _array(crops: Sequence[Image.Image]) -> np.ndarray:
+def crop_array(crops: Sequence[Image.Image]) -> np.ndarray:
     """RGB crops as the classifier's input ``[n, 3, side, side]``, 0–1."""
     x = np.stack([np.asarray(c, dtype=np.uint8) for c in crops]).astype(np.float32) / 255.0
     return x.transpose(0, 3, 1, 2)

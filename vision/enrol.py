@@ -299,7 +299,7 @@ def prototypes(x: np.ndarray, y: np.ndarray, c: int) -> tuple[np.ndarray, np.nda
     return protos, have
 
 
-def _runtime_probs(
+def runtime_probs(
     profile: VenueProfile, emb: np.ndarray, shipped: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """As the run time: the upright crop, and the four turns averaged where it is unsure
@@ -351,7 +351,9 @@ def _shipped_preds(read: PhotoRead) -> list[Pred]:
     return _preds(read, p, read.det[:, 4] * np.sqrt(p.max(1)))
 
 
-def _known(rec: TileRecognizer) -> np.ndarray:
+def known_embeddings(rec: TileRecognizer) -> np.ndarray:
+    """The embeddings of the styles the shipped models know, which the gate measures crops
+    against; a missing or stale file is an enrolment error naming it."""
     assert rec.classifier is not None
     try:
         return load_known(rec.classifier.path.parent / KNOWN_FILE, model_hash(rec.classifier.path))
@@ -406,7 +408,7 @@ def enrol(
     w0, b0 = last_layer(rec)
     dim = w0.shape[1]
 
-    known = _known(rec)
+    known = known_embeddings(rec)
 
     def draft(fitted: Fitted, pull: float, t: float) -> VenueProfile:
         (w, b), (protos, have), venue = fitted
@@ -442,7 +444,7 @@ def enrol(
     ] * len(reads)
     for fitted, held in split:
         for i in held:
-            oof[i] = _runtime_probs(
+            oof[i] = runtime_probs(
                 draft(fitted, pull, temperature), reads[i].det_emb, reads[i].det_probs
             )
     inside = np.concatenate([g for _, g in oof])

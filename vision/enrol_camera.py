@@ -43,15 +43,15 @@ from PIL import Image
 from referee.tiles import FIRST_FLOWER
 from vision.camera import TableReader
 from vision.classes import BACK, NUM_CLASSES, class_label, class_of_label
-from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, SURE, TileRecognizer, _array
+from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, SURE, TileRecognizer, crop_array
 from vision.enrol import (
     EnrolError,
     Fitted,
-    _known,
-    _runtime_probs,
     fit_head,
+    known_embeddings,
     last_layer,
     prototypes,
+    runtime_probs,
 )
 from vision.profile import VenueProfile, model_hash, unit
 from vision.slot_test import SlotPixels, SlotTest, fit_slot_test
@@ -200,7 +200,7 @@ class _Embedded:
 
 
 def _embed(rec: TileRecognizer, got: RoundCrops) -> _Embedded:
-    x = _array(got.crops)
+    x = crop_array(got.crops)
     runs = [rec.run_with_embedding(np.rot90(x, k, axes=(2, 3))) for k in range(4)]
     return _Embedded(
         np.stack([p for p, _ in runs]),
@@ -225,7 +225,7 @@ def enrol_camera(
         raise ValueError("enrolment needs the shipped detector + classifier without a profile")
     start = time.perf_counter()
     w0, b0 = last_layer(rec)
-    known = _known(rec)
+    known = known_embeddings(rec)
     data = [_embed(rec, r) for r in rounds]
 
     def fitted(parts: list[_Embedded]) -> Fitted:
@@ -249,7 +249,7 @@ def enrol_camera(
             for margin in MARGINS:
                 right, loss = 0, 0.0
                 for fit, held in folds:
-                    p = _runtime_probs(draft(fit, pull, t, margin), held.emb, held.shipped)[0]
+                    p = runtime_probs(draft(fit, pull, t, margin), held.emb, held.shipped)[0]
                     right += int((p.argmax(1) == held.y).sum())
                     loss -= float(np.log(p[np.arange(len(held.y)), held.y] + 1e-12).sum())
                 score[(pull, t, margin)] = (right / total, -loss / total)
@@ -300,7 +300,7 @@ def enrol_camera(
     held = data[-1]  # what the profile reads of the last round without a classifier of its own
     if active:
         last, reader = (
-            _runtime_probs(draft(folds[-1][0], pull, t, margin), held.emb, held.shipped)[0],
+            runtime_probs(draft(folds[-1][0], pull, t, margin), held.emb, held.shipped)[0],
             "the refitted last layer",
         )
     else:
@@ -353,7 +353,7 @@ def _tuned(
     )
     tuned_rec = TileRecognizer(detector=rec.detector.path, classifier=own, turns=rec.turns)
     w, b = last_layer(tuned_rec)
-    emb = tuned_rec.embed(_array([c for r in rounds for c in r.crops])).astype(np.float64)
+    emb = tuned_rec.embed(crop_array([c for r in rounds for c in r.crops])).astype(np.float64)
     protos, have = prototypes(emb, np.concatenate(y), emb.shape[1])
     fitted["head"] = "the fine-tuned classifier's own last layer"
     fitted["prototypes"] = f"{int(have.sum())} classes, unused (no pull)"

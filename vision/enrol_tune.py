@@ -49,13 +49,13 @@ def tune_classifier(
     classifier's side) named ``y``; the int8 file is written to ``out``. Returns (out, seconds)."""
     import torch  # type: ignore[import-not-found,unused-ignore]
 
-    from vision.train import _tilenet, classifier_from_onnx, export_classifier
+    from vision.train import classifier_from_onnx, export_classifier, tilenet
 
     start = time.perf_counter()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     crop = int(x.shape[1])
-    net = _tilenet()
+    net = tilenet()
     net.load_state_dict(classifier_from_onnx(shipped, x[::4], crop))
     for name, param in net.named_parameters():
         param.requires_grad = int(name.split(".")[0]) >= FROZEN
@@ -84,10 +84,10 @@ def _augment(x: np.ndarray, rng: np.random.Generator) -> Any:
     """Quarter turns, ±5° and ±7 % of scale, small shifts, light and tint, a little noise."""
     import torch  # type: ignore[import-not-found,unused-ignore]
 
-    from vision.train import _to_input, turned
+    from vision.train import to_input, turned
 
     n = len(x)
-    t = turned(_to_input(x, x.shape[1]), rng, 5.0, 0.07, 0.06)
+    t = turned(to_input(x, x.shape[1]), rng, 5.0, 0.07, 0.06)
     gain = torch.from_numpy(rng.uniform(0.8, 1.2, (n, 1, 1, 1))).float()
     tint = torch.from_numpy(rng.uniform(0.93, 1.07, (n, 3, 1, 1))).float()
     bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (n, 1, 1, 1))).float()

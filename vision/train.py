@@ -206,7 +206,7 @@ def crop_box(img: Image.Image, box: tuple[float, float, float, float]) -> np.nda
     return np.asarray(tile_crop(img, box, CROP_STORE), dtype=np.uint8)
 
 
-def _yolo() -> Any:
+def yolo_class() -> Any:
     """Ultralytics' YOLO class with every network feature off (no hub, analytics, loggers)."""
     from ultralytics import YOLO, settings  # type: ignore[import-not-found,unused-ignore]
 
@@ -228,7 +228,7 @@ def train_detector(
     degrees: float = 15.0,
 ) -> None:
     """From scratch (``yolo11n.yaml``), or on from ``init`` (a last.pt, or the ``seed`` step's)."""
-    model = _yolo()(str(init) if init else "yolo11n.yaml")
+    model = yolo_class()(str(init) if init else "yolo11n.yaml")
     model.train(
         data=str(work / "det.yaml"),
         epochs=epochs,
@@ -388,7 +388,8 @@ def seeded_model(weights: dict[str, np.ndarray], images: list[Path], side: int, 
     return model
 
 
-def _tilenet() -> Any:
+def tilenet() -> Any:
+    """The tile classifier's network, untrained (training, and fine-tuning from the ONNX file)."""
     import torch.nn as nn  # type: ignore[import-not-found,unused-ignore]
 
     def block(cin: int, cout: int) -> Any:
@@ -417,7 +418,7 @@ def _tilenet() -> Any:
     return nn.Sequential(*layers)
 
 
-def _to_input(x: np.ndarray, crop: int) -> Any:
+def to_input(x: np.ndarray, crop: int) -> Any:
     """Stored uint8 NHWC crops → float NCHW at ``crop`` (area scaling, like the run-time crop)."""
     import torch  # type: ignore[import-not-found,unused-ignore]
     import torch.nn.functional as F  # type: ignore[import-not-found,unused-ignore]
@@ -432,7 +433,7 @@ def _augment(x: Any, rng: np.random.Generator, crop: int) -> Any:
     import torch  # type: ignore[import-not-found,unused-ignore]
 
     n = x.shape[0]
-    t = turned(_to_input(x, crop), rng, 15.0, 0.15, 0.07)
+    t = turned(to_input(x, crop), rng, 15.0, 0.15, 0.07)
     gain = torch.from_numpy(rng.uniform(0.6, 1.4, (n, 1, 1, 1))).float()
     bias = torch.from_numpy(rng.uniform(-0.15, 0.15, (n, 1, 1, 1))).float()
     tint = torch.from_numpy(rng.uniform(0.85, 1.15, (n, 3, 1, 1))).float()
@@ -504,7 +505,7 @@ def train_classifier(
         st = np.load(work / "crops_stretched.npz")
         xtr, ytr = np.concatenate([xtr, st["x"]]), np.concatenate([ytr, st["y"]])
     xva, yva = va["x"], va["y"]
-    net = _tilenet()
+    net = tilenet()
     if init and init.suffix == ".onnx":
         net.load_state_dict(classifier_from_onnx(init, xtr[:: max(1, len(xtr) // 2048)], crop))
     elif init:
@@ -548,7 +549,7 @@ def classifier_from_onnx(path: Path, crops: np.ndarray, crop: int) -> dict[str, 
 
     graph = onnx.load(str(path)).graph
     inits = {i.name: numpy_helper.to_array(i).astype(np.float64) for i in graph.initializer}
-    net = _tilenet()
+    net = tilenet()
     modules = dict(net.named_modules())
     convs: dict[str, Any] = {}
     for node in graph.node:
@@ -587,7 +588,7 @@ def classifier_from_onnx(path: Path, crops: np.ndarray, crop: int) -> dict[str, 
     hooks = [module.register_forward_hook(keep(n)) for n, (module, _) in convs.items()]
     net.eval()
     with torch.no_grad():
-        net(_to_input(crops, crop))
+        net(to_input(crops, crop))
     for hook in hooks:
         hook.remove()
     for name, (_, norm) in convs.items():  # same function, BN statistics of real crops
@@ -615,7 +616,7 @@ def _accuracy(net: Any, x: np.ndarray, y: np.ndarray, crop: int) -> float:
     right = 0
     with torch.no_grad():
         for i in range(0, len(y), 512):
-            t = _to_input(x[i : i + 512], crop)
+            t = to_input(x[i : i + 512], crop)
             right += int((net(t).argmax(1).numpy() == y[i : i + 512]).sum())
     return right / len(y)
 
@@ -625,13 +626,15 @@ def export(work: Path, out: Path, det_weights: Path | None, calib_images: Path |
     out.mkdir(parents=True, exist_ok=True)
     weights = det_weights or work / "runs" / "det" / "weights" / "last.pt"
     if weights.exists():
-        path = _yolo()(str(weights)).export(format="onnx", dynamic=True, simplify=True, opset=17)
+        path = yolo_class()(str(weights)).export(
+            format="onnx", dynamic=True, simplify=True, opset=17
+        )
         Path(path).replace(out / "tile_detector.onnx")
-        _quantize_detector(out / "tile_detector.onnx", calib_images or work / "det/train/images")
+        quantize_detector(out / "tile_detector.onnx", calib_images or work / "det/train/images")
         print(f"detector: {weights} → {out / 'tile_detector.onnx'} (int8)")
     if (work / "cls.pt").exists():
         crop, state = _load_classifier(work / "cls.pt")
-        net = _tilenet()
+        net = tilenet()
         net.load_state_dict(state)
         x = np.load(work / "crops_train.npz")["x"]
         pick = x[np.random.default_rng(0).choice(len(x), 512, replace=False)]
@@ -656,13 +659,13 @@ def export_classifier(net: Any, crop: int, path: Path, calib: np.ndarray) -> Non
         opset_version=17,
         dynamo=False,
     )
-    _quantize(path, "crops", _to_input(calib, crop).numpy(), 32)
+    _quantize(path, "crops", to_input(calib, crop).numpy(), 32)
     model = onnx.load(str(path))
     add_embedding_output(model)
     onnx.save(model, str(path))
 
 
-def _quantize_detector(path: Path, images: Path) -> None:
+def quantize_detector(path: Path, images: Path) -> None:
     """Static int8 convolutions, calibrated on 96 train photos, except the six output convs
     (box distances and the tile score stay float): 1.6× faster on the CPU for the same valid
     figures, which pays for the squashed views of ``vision.detect``."""

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from vision.camera import TableReader
-from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, TileRecognizer, _array
+from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, TileRecognizer, crop_array
 from vision.embedding import HEAD_BIAS, HEAD_WEIGHT
 from vision.enrol_camera import RoundCrops, enrol_camera, plan, round_crops
 from vision.onnx_model import ModelError
@@ -71,7 +71,7 @@ def _copy_as_own(recognizer: TileRecognizer, folder: Path, crops: np.ndarray) ->
 def test_a_profile_with_its_own_classifier_reads_every_crop_with_it(
     recognizer: TileRecognizer, rounds: list[RoundCrops], tmp_path: Path
 ) -> None:
-    crops = _array(rounds[0].crops[::7])
+    crops = crop_array(rounds[0].crops[::7])
     folder = _copy_as_own(recognizer, tmp_path, crops)
     meta = json.loads((folder / "profile.json").read_text())
     assert meta["classifier"]["file"] == CLASSIFIER_ONNX and meta["detector"] is None
@@ -80,7 +80,7 @@ def test_a_profile_with_its_own_classifier_reads_every_crop_with_it(
     assert read.detector.path == MODELS_DIR / DETECTOR_FILE
     profile = read.profile
     assert profile is not None and len(profile.known) == 0  # no gate on its own features
-    far = read.embed(_array(rounds[1].crops[::5]))
+    far = read.embed(crop_array(rounds[1].crops[::5]))
     assert profile.inside(far).all()  # another round's faces: every crop is the venue's
     got = read.classify_crops(rounds[1].crops[::5])
     shipped = recognizer.classify_crops(rounds[1].crops[::5])
@@ -91,7 +91,7 @@ def test_a_profile_with_its_own_classifier_reads_every_crop_with_it(
 def test_a_damaged_own_classifier_is_refused_naming_it(
     recognizer: TileRecognizer, rounds: list[RoundCrops], tmp_path: Path
 ) -> None:
-    folder = _copy_as_own(recognizer, tmp_path, _array(rounds[0].crops[:4]))
+    folder = _copy_as_own(recognizer, tmp_path, crop_array(rounds[0].crops[:4]))
     own = folder / CLASSIFIER_ONNX
     own.write_bytes(own.read_bytes()[:4000])
     with pytest.raises(ProfileError, match="the classifier file was changed or damaged"):

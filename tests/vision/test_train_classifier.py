@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 pytest.importorskip("cv2")
 
-from vision.train import _camera_look, _tilenet, _to_input, classifier_from_onnx  # noqa: E402
+from vision.train import _camera_look, classifier_from_onnx, tilenet, to_input  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -34,11 +34,11 @@ def test_the_recovered_classifier_names_tiles_as_the_shipped_file_does() -> None
     """Its float weights are not kept; fine-tuning starts from the file."""
     rec = TileRecognizer(threads=1, turns=1)
     crops = _fixture_crops(rec.crop)
-    net = _tilenet()
+    net = tilenet()
     net.load_state_dict(classifier_from_onnx(MODELS_DIR / CLASSIFIER_FILE, crops, rec.crop))
     net.eval()
     with torch.no_grad():
-        ours = torch.softmax(net(_to_input(crops, rec.crop)), 1).numpy()
+        ours = torch.softmax(net(to_input(crops, rec.crop)), 1).numpy()
     shipped = rec.classify_crops([Image.fromarray(c) for c in crops])
     assert len(crops) >= 20
     assert (ours.argmax(1) == shipped.argmax(1)).mean() >= 0.95
@@ -46,7 +46,7 @@ def test_the_recovered_classifier_names_tiles_as_the_shipped_file_does() -> None
     net.train()  # batch norm from the batch: the statistics it was set from, the same function
     net[-2].eval()  # (but no dropout)
     with torch.no_grad():
-        trained = torch.softmax(net(_to_input(crops, rec.crop)), 1).numpy()
+        trained = torch.softmax(net(to_input(crops, rec.crop)), 1).numpy()
     assert np.abs(trained - ours).max() < 0.02
 
 

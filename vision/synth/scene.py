@@ -210,7 +210,7 @@ def _perspective(
     j = 0.06 * rng.random()
     src = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
     dst = src + np.array([[rng.uniform(-j, j) * w, rng.uniform(-j, j) * h] for _ in range(4)])
-    hom = _homography(src, dst)
+    hom = homography_from_points(src, dst)
     inv = np.linalg.inv(hom)
     coeffs = tuple((inv / inv[2, 2]).flatten()[:8])
     out = img.transform((w, h), Image.Transform.PERSPECTIVE, coeffs, Image.Resampling.BILINEAR)
@@ -225,7 +225,7 @@ def _perspective(
     return out, moved
 
 
-def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+def homography_from_points(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     rows = []
     for (x, y), (u, v) in zip(src, dst, strict=True):
         rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y, -u])

@@ -11,7 +11,7 @@ from PIL import Image, ImageFilter
 from vision.dataset import Box
 from vision.sheet import cells, page_image
 from vision.synth.faces import procedural_tile
-from vision.synth.scene import _homography, felt
+from vision.synth.scene import felt, homography_from_points
 
 
 def render_sheet_photo(
@@ -43,7 +43,7 @@ def render_sheet_photo(
     dst = src + np.array(
         [[rng.uniform(-tilt, tilt) * w, rng.uniform(-tilt, tilt) * h] for _ in src]
     )
-    hom = _homography(src, dst)
+    hom = homography_from_points(src, dst)
     inv = np.linalg.inv(hom)
     img = img.transform((w, h), Image.Transform.PERSPECTIVE, tuple((inv / inv[2, 2]).flatten()[:8]))
     xx = np.mgrid[0:h, 0:w][1].astype(np.float32)
