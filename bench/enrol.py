@@ -49,16 +49,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vision.classes import NAME_SETS  # noqa: E402
-from vision.dataset import Box, read_labels  # noqa: E402
+from vision.dataset import read_labels  # noqa: E402
 from vision.detect import TileRecognizer  # noqa: E402
 from vision.enrol import Photo, PhotoRead, enrol, read_photos  # noqa: E402
 from vision.enrol_classifier import choose_classifier  # noqa: E402
-from vision.enrol_detector import choose_detector, readings  # noqa: E402
+from vision.enrol_detector import choose_detector, readings, rendered_photos  # noqa: E402
 from vision.image_io import load_image  # noqa: E402
 from vision.metrics import EvalResult, evaluate, paired  # noqa: E402
 from vision.profile import VenueProfile  # noqa: E402
-from vision.synth.bank import CropBank  # noqa: E402
-from vision.synth.scene import DEFAULT_LOOK, DIM_LOOK, Look, render_scene  # noqa: E402
+from vision.synth.scene import DIM_LOOK  # noqa: E402
 from vision.synth.sheet_photo import render_sheet_photo  # noqa: E402
 
 KS = (1, 2, 5, 10)
@@ -95,16 +94,6 @@ def valid_photos(pattern: str) -> list[Photo]:
         img = load_image(path)
         label = root / "labels" / (path.stem + ".txt")
         out.append(Photo(path, img, read_labels(label, img.width, img.height, NAME_SETS["cmd42"])))
-    return out
-
-
-def scenes(style: str, seeds: range, look: Look = DEFAULT_LOOK) -> list[Photo]:
-    bank = CropBank(real_share=0.0, style=style)
-    out = []
-    for seed in seeds:
-        scene = render_scene(random.Random(seed), bank, look=look)
-        boxes = [Box(*b) for b in scene.boxes]
-        out.append(Photo(Path(f"{style}-{seed}"), scene.image, boxes))
     return out
 
 
@@ -338,12 +327,12 @@ def main(argv: list[str] | None = None) -> int:
         held["screenshot"] = ("real (Screenshot set)", pool, test)
     else:
         print(f"no {shared()}/data: the real held-out style is skipped", file=sys.stderr)
-    jade_test = scenes("jade", range(5000, 5020))
-    held["jade"] = ("rendered (jade faces)", scenes("jade", range(4000, 4010)), jade_test)
+    jade_test = rendered_photos(range(5000, 5020), "jade")
+    held["jade"] = ("rendered (jade faces)", rendered_photos(range(4000, 4010), "jade"), jade_test)
     held["jade-dim"] = (
         "rendered (jade, small tiles, dim light)",
-        scenes("jade", range(4000, 4010), DIM_LOOK),
-        scenes("jade", range(5000, 5020), DIM_LOOK),
+        rendered_photos(range(4000, 4010), "jade", DIM_LOOK),
+        rendered_photos(range(5000, 5020), "jade", DIM_LOOK),
     )
     wanted = {"real": "screenshot", "jade": "jade", "dim": "jade-dim"}
     for name, (key, pool, test) in held.items():
@@ -362,8 +351,10 @@ def main(argv: list[str] | None = None) -> int:
     profiles["jade sheet"] = sheet
     print(f"  jade from one sheet photo: {results['sheet (jade, 1 photo)']['after']:.4f}")
 
-    known: dict[str, list[Photo]] = {"rendered text+glyph": scenes("text", range(6000, 6010))}
-    known["rendered text+glyph"] += scenes("glyph", range(6010, 6020))
+    known: dict[str, list[Photo]] = {
+        "rendered text+glyph": rendered_photos(range(6000, 6010), "text")
+    }
+    known["rendered text+glyph"] += rendered_photos(range(6010, 6020), "glyph")
     if real:
         others = [p for p in valid_photos("*") if not p.path.name.startswith("Screenshot")]
         known["real valid (other sets)"] = random.Random(args.seed).sample(others, args.known)

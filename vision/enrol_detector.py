@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from vision.detect import DEFAULT_MIN_CONF, TileRecognizer
 from vision.enrol import Photo
 from vision.metrics import EvalResult, Pred, evaluate, paired
 from vision.synth.bank import CropBank
-from vision.synth.scene import render_scene
+from vision.synth.scene import DEFAULT_LOOK, Look, render_scene
 
 HOLD_EVERY = 5
 KNOWN_SEEDS = range(7100, 7112)  # rendered known-style scenes (away from the bench's and tests')
@@ -73,14 +73,23 @@ def reading(rec: TileRecognizer, photos: Sequence[Photo]) -> EvalResult:
     return evaluate(readings(rec, photos), DEFAULT_MIN_CONF)
 
 
+def rendered_photos(
+    seeds: Iterable[int], style: str | None = None, look: Look = DEFAULT_LOOK
+) -> list[Photo]:
+    """Labelled overhead scenes of ``style``'s faces (None: the glyph and text faces the
+    shipped models know), one per seed: held-out styles and known ones for checks."""
+    bank = CropBank(real_share=0.0, style=style)
+    out = []
+    for seed in seeds:
+        scene = render_scene(random.Random(seed), bank, look=look)
+        name = f"{style or 'known'}-{seed}"
+        out.append(Photo(Path(name), scene.image, [Box(*b) for b in scene.boxes]))
+    return out
+
+
 def known_scenes() -> list[Photo]:
     """Rendered scenes of the faces the shipped models know (glyph and text)."""
-    bank = CropBank(real_share=0.0)
-    out = []
-    for seed in KNOWN_SEEDS:
-        scene = render_scene(random.Random(seed), bank)
-        out.append(Photo(Path(f"known-{seed}"), scene.image, [Box(*b) for b in scene.boxes]))
-    return out
+    return rendered_photos(KNOWN_SEEDS)
 
 
 def known_changes(shipped: TileRecognizer, tuned: TileRecognizer) -> dict[str, int]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import shutil
 from pathlib import Path
 
@@ -19,12 +18,11 @@ from vision.classes import NAME_SETS
 from vision.dataset import Box, read_labels
 from vision.detect import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, TileRecognizer
 from vision.enrol import Photo, crops_array, enrol
+from vision.enrol_detector import rendered_photos
 from vision.image_io import load_image
 from vision.metrics import evaluate, match
 from vision.onnx_model import ModelError
 from vision.profile import VenueProfile
-from vision.synth.bank import CropBank
-from vision.synth.scene import render_scene
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REPO = Path(__file__).resolve().parents[2]
@@ -257,10 +255,7 @@ def test_a_profile_keeps_the_shipped_reading_of_known_rendered_styles(
     """The jade profile on the rendered text and glyph faces the models were trained on: every
     tile the shipped models get right keeps its name and stays kept (the gate reads them as a
     known style, vision/known_styles.py)."""
-    photos = []
-    for style, seed in (("text", 8000), ("text", 8001), ("glyph", 8002), ("glyph", 8003)):
-        scene = render_scene(random.Random(seed), CropBank(real_share=0.0, style=style))
-        photos.append(Photo(Path(f"{style}-{seed}"), scene.image, [Box(*b) for b in scene.boxes]))
+    photos = rendered_photos([8000, 8001], "text") + rendered_photos([8002, 8003], "glyph")
     assert _assert_known_tiles_unchanged(fitted[0], photos) >= 60
     # the gate: the venue's own faces are read its way, the known ones not one
     rec = TileRecognizer(profile=fitted[0])

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import random
 import shutil
 from pathlib import Path
 
@@ -15,28 +14,18 @@ import numpy as np
 import pytest
 from tile_kit import jade_sheet_photo, skip_without_fonts
 
-from vision.dataset import Box
 from vision.detect import CLASSIFIER_FILE, MODELS_DIR, TileRecognizer
 from vision.enrol import Photo, crops_array, enrol, read_photos
 from vision.enrol_classifier import choose_classifier, gated, tile_crops
-from vision.enrol_detector import readings
+from vision.enrol_detector import readings, rendered_photos
 from vision.metrics import evaluate
 from vision.onnx_model import ModelError
 from vision.profile import CLASSIFIER_ONNX, ProfileError, VenueProfile, softmax
-from vision.synth.bank import CropBank
-from vision.synth.scene import DEFAULT_LOOK, DIM_LOOK, Look, render_scene
+from vision.synth.scene import DIM_LOOK
 
 TORCH = importlib.util.find_spec("torch") is not None
 
 skip_without_fonts("jade")
-
-
-def _scenes(style: str, seeds: range, look: Look = DEFAULT_LOOK) -> list[Photo]:
-    out = []
-    for seed in seeds:
-        scene = render_scene(random.Random(seed), CropBank(real_share=0.0, style=style), look=look)
-        out.append(Photo(Path(f"{style}-{seed}"), scene.image, [Box(*b) for b in scene.boxes]))
-    return out
 
 
 def _accuracy(rec: TileRecognizer, photos: list[Photo]) -> float:
@@ -80,7 +69,7 @@ def test_a_gated_profile_reads_its_venue_with_its_own_classifier_and_known_style
     want = softmax(emb @ profile.weight.T + profile.bias)
     assert np.abs(probs[inside] - want).max() < 1e-5  # … and read by its own file's layer
 
-    known = _scenes("text", range(8100, 8102)) + _scenes("glyph", range(8102, 8104))
+    known = rendered_photos(range(8100, 8102), "text") + rendered_photos(range(8102, 8104), "glyph")
     for photo in known:  # the known styles: not one crop in, every crop read as shipped
         x = crops_array(photo.image, [(b.x1, b.y1, b.x2, b.y2) for b in photo.boxes], rec.crop)
         probs, inside = rec._venue_read(x)
@@ -130,8 +119,8 @@ def test_without_torch_photo_enrolment_says_the_classifier_was_not_fine_tuned_an
 @pytest.mark.skipif(not TORCH, reason="fine-tuning needs torch (./run train-setup)")
 def test_the_classifier_fine_tuned_on_small_dim_photos_reads_others_better(tmp_path: Path) -> None:
     rec = TileRecognizer()
-    pool = _scenes("jade", range(4000, 4005), DIM_LOOK)
-    test = _scenes("jade", range(5000, 5004), DIM_LOOK)
+    pool = rendered_photos(range(4000, 4005), "jade", DIM_LOOK)
+    test = rendered_photos(range(5000, 5004), "jade", DIM_LOOK)
     reads = read_photos(rec, pool)
     refitted = enrol(rec, pool, "dim", reads=reads)
     before = _accuracy(TileRecognizer(profile=refitted), test)

@@ -6,7 +6,6 @@ camera's tile test a profile carries."""
 from __future__ import annotations
 
 import json
-import random
 import re
 import shutil
 from pathlib import Path
@@ -21,13 +20,11 @@ from vision.camera import TableReader
 from vision.dataset import Box
 from vision.detect import DETECTOR_FILE, MODELS_DIR, TileRecognizer
 from vision.enrol import Photo, enrol
-from vision.enrol_detector import held_back
+from vision.enrol_detector import held_back, rendered_photos
 from vision.enrol_scenes import SIDE, Labelled, empty_table, scenes, write_yolo
 from vision.onnx_model import ModelError
 from vision.profile import DETECTOR_ONNX, ProfileError, VenueProfile
 from vision.slot_test import SlotTest
-from vision.synth.bank import CropBank
-from vision.synth.scene import render_scene
 from vision.synth.sheet_photo import render_sheet_photo
 
 onnx = pytest.importorskip("onnx")  # a dev dependency: editing a detector file
@@ -87,9 +84,7 @@ def test_an_image_not_of_the_venues_tiles_is_read_with_the_shipped_detector(
     the image as it would without its own detector."""
     plain, own = profiles
     rec, shipped = TileRecognizer(profile=own), TileRecognizer(profile=plain)
-    for seed, style in ((8200, "text"), (8201, "glyph")):
-        scene = render_scene(random.Random(seed), CropBank(real_share=0.0, style=style))
-        photo = Photo(Path(style), scene.image, [Box(*b) for b in scene.boxes])
+    for photo in rendered_photos([8200], "text") + rendered_photos([8201], "glyph"):
         assert len(rec.candidates(photo.image, 0.05)) > 0
         assert _scores(rec, photo) == _scores(shipped, photo)
     blind = VenueProfile.load(own)  # a detector that finds no tile: nothing is the venue's
@@ -184,10 +179,9 @@ def test_training_scenes_hold_the_venue_tiles_labelled_on_its_own_table() -> Non
     labelled = sum(len(m.boxes) for m in made)
     assert 0.7 * labelled <= found <= 1.2 * labelled
     # the venue's table with its tiles painted out shows (almost) none
-    scene = render_scene(random.Random(7), CropBank(real_share=0.0, style="jade"))
-    boxes = [Box(*b) for b in scene.boxes]
-    assert len(rec.candidates(scene.image, 0.3)) >= 0.9 * len(boxes) >= 20
-    assert len(rec.candidates(empty_table(scene.image, boxes), 0.3)) <= 1
+    (scene,) = rendered_photos([7], "jade")
+    assert len(rec.candidates(scene.image, 0.3)) >= 0.9 * len(scene.boxes) >= 20
+    assert len(rec.candidates(empty_table(scene.image, scene.boxes), 0.3)) <= 1
 
 
 def test_training_scenes_are_written_as_ultralytics_reads_them(tmp_path: Path) -> None:
@@ -320,11 +314,7 @@ def test_enrolment_fine_tunes_the_detector_into_an_int8_file_of_the_same_cost(
     from vision.adapt import SCENES, adapt_detector
     from vision.synth.scene import DIM_LOOK
 
-    bank = CropBank(real_share=0.0, style="jade")
-    photos = []
-    for seed in (4000, 4001):
-        scene = render_scene(random.Random(seed), bank, look=DIM_LOOK)
-        photos.append(Photo(Path(str(seed)), scene.image, [Box(*b) for b in scene.boxes]))
+    photos = rendered_photos([4000, 4001], "jade", DIM_LOOK)
     base = TileRecognizer()
     made = adapt_detector(
         [(p.image, p.boxes) for p in photos], base.detector.path, tmp_path / "w", 2.0
