@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -94,14 +95,36 @@ def adapt_detector(
     left = minutes * 60 - (time.perf_counter() - start) - 40  # export and quantization
     say(f"fine-tuning the detector for {max(left, 30) / 60:.1f} min")
     yolo = yolo_class()(str(work / "seed.pt"))
+    # ultralytics trains a CPU on one thread fewer than its cores (one of two): all of them here
+    threads = torch.get_num_threads()
+    yolo.add_callback("on_train_start", lambda _: torch.set_num_threads(threads))
+    try:
+        exported = _train_and_export(yolo, work, yaml, left, seed, torch.cuda.is_available())
+    finally:
+        torch.set_num_threads(threads)  # for what runs after (the classifier's fine-tuning)
+    epochs = int(yolo.trainer.epoch) + 1
+    out = work / "detector.onnx"
+    Path(exported).replace(out)
+    quantize_detector(out, data / "train" / "images")
+    seconds = time.perf_counter() - start
+    say(f"detector fine-tuned: {epochs} epoch(s) of {len(paths)} images in {seconds / 60:.1f} min")
+    return Adapted(out, epochs, len(paths), seconds)
+
+
+def _train_and_export(
+    yolo: Any, work: Path, yaml: Path, seconds: float, seed: int, cuda: bool
+) -> str:
+    """Train ``yolo`` about ``seconds`` on ``yaml``'s images; the ONNX file of its last weights."""
+    from vision.train import yolo_class
+
     with redirect_stdout(sys.stderr):
         yolo.train(
             data=str(yaml),
             epochs=100,
-            time=max(left, 30) / 3600,
+            time=max(seconds, 30) / 3600,
             imgsz=SIDE,
             batch=BATCH,
-            device=0 if torch.cuda.is_available() else "cpu",  # an accelerator where there is one
+            device=0 if cuda else "cpu",  # an accelerator where there is one
             workers=0,
             single_cls=True,
             pretrained=str(work / "seed.pt"),
@@ -126,15 +149,9 @@ def adapt_detector(
             deterministic=False,
             verbose=False,
         )
-    last = work / "runs" / "det" / "weights" / "last.pt"
-    epochs = int(yolo.trainer.epoch) + 1
-    with redirect_stdout(sys.stderr):
-        exported = yolo_class()(str(last)).export(
-            format="onnx", dynamic=True, simplify=True, opset=17, imgsz=SIDE
+        last = work / "runs" / "det" / "weights" / "last.pt"
+        return str(
+            yolo_class()(str(last)).export(
+                format="onnx", dynamic=True, simplify=True, opset=17, imgsz=SIDE
+            )
         )
-    out = work / "detector.onnx"
-    Path(exported).replace(out)
-    quantize_detector(out, data / "train" / "images")
-    seconds = time.perf_counter() - start
-    say(f"detector fine-tuned: {epochs} epoch(s) of {len(paths)} images in {seconds / 60:.1f} min")
-    return Adapted(out, epochs, len(paths), seconds)

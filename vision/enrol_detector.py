@@ -33,7 +33,7 @@ from vision.synth.scene import DEFAULT_LOOK, Look, render_scene
 
 HOLD_EVERY = 5
 KNOWN_SEEDS = range(7100, 7112)  # rendered known-style scenes (away from the bench's and tests')
-RESERVE_MINUTES = 4.5  # of --max-minutes, left for reading the photos and the classifier
+RESERVE_MINUTES = 6.0  # of --max-minutes, left for reading the photos and the classifier
 
 
 @dataclass

@@ -22,8 +22,9 @@ import numpy as np
 from PIL import Image
 
 from vision.dataset import Box
+from vision.detect import tile_crop
 from vision.synth.bank import CropBank
-from vision.synth.scene import Look, render_scene
+from vision.synth.scene import Look, Scene, render_scene
 
 SIDE = 640  # each training image; the detector trains at a smaller side (vision/adapt.py)
 PAD = 6  # px around a tile painted out of the table
@@ -111,44 +112,78 @@ def window(
     return Labelled(canvas, out) if out else None
 
 
+def _pasted(
+    rng: random.Random, bank: CropBank, tables: Sequence[Image.Image], size: float
+) -> Scene:
+    """The venue's tiles at about ``size`` px laid in rows (touching, slightly overlapping, in
+    another light), on a stretch of its own table seven times in ten, else on another felt."""
+    side = max(12, round(size))
+    look = Look(
+        sizes=(max(10, round(side * 0.8)), round(side * 1.25)),
+        gap=(-0.08, rng.choice([0.0, 0.15])),
+        gain=(0.55, 1.25),
+        tint=(rng.uniform(0.85, 1.15), 1.0, rng.uniform(0.8, 1.15)),
+        vignette=rng.choice([0.0, 0.4]),
+    )
+    table = _table_view(rng, rng.choice(tables)) if rng.random() < 0.7 else None
+    return render_scene(rng, bank, SIDE, SIDE, look, background=table)
+
+
+def _sources(
+    photos: Sequence[tuple[Image.Image, Sequence[Box]]],
+) -> tuple[CropBank, list[Image.Image], float, float]:
+    """The photos' tiles as a crop bank, their empty tables, and their tiles' usual sizes."""
+    heights = tile_heights(photos)
+    low, high = float(np.percentile(heights, 10)), float(np.percentile(heights, 90))
+    bank = CropBank(crops=cut_tiles(photos), real_share=0.9, own_classes=True)
+    return bank, [empty_table(img, boxes) for img, boxes in photos], low, high
+
+
 def scenes(
     photos: Sequence[tuple[Image.Image, Sequence[Box]]], count: int, seed: int
 ) -> list[Labelled]:
     """``count`` training images: one third windows of the photos, one sixth the known faces as
     the shipped detector learnt them (its scenes' sizes and light), the rest pasted scenes."""
     rng = random.Random(seed)
-    heights = tile_heights(photos)
-    low, high = float(np.percentile(heights, 10)), float(np.percentile(heights, 90))
-    bank = CropBank(crops=cut_tiles(photos), real_share=0.9, own_classes=True)
+    bank, tables, low, high = _sources(photos)
     known = CropBank(real_share=0.0)  # glyph and text faces, which the detector trained on
-    tables = [empty_table(img, boxes) for img, boxes in photos]
     out: list[Labelled] = []
     while len(out) < count:
         # tiles at the photos' own sizes and at the sizes the run time's windows show them
         size = rng.choice([rng.uniform(low, high), rng.uniform(18.0, 48.0)])
         if len(out) % 6 == 1:  # the known faces as the shipped detector learnt them
             scene = render_scene(rng, known, SIDE, SIDE)
-            if scene.boxes:
-                out.append(Labelled(scene.image, [b[:4] for b in scene.boxes]))
-            continue
-        if len(out) % 3 == 2:
+        elif len(out) % 3 == 2:
             shot = window(rng, *rng.choice(list(photos)), tile_px=size)
             if shot is not None:
                 out.append(shot)
             continue
-        side = max(12, round(size))
-        look = Look(
-            sizes=(max(10, round(side * 0.8)), round(side * 1.25)),
-            gap=(-0.08, rng.choice([0.0, 0.15])),
-            gain=(0.55, 1.25),
-            tint=(rng.uniform(0.85, 1.15), 1.0, rng.uniform(0.8, 1.15)),
-            vignette=rng.choice([0.0, 0.4]),
-        )
-        table = _table_view(rng, rng.choice(tables)) if rng.random() < 0.7 else None
-        scene = render_scene(rng, bank, SIDE, SIDE, look, background=table)
+        else:
+            scene = _pasted(rng, bank, tables, size)
         if scene.boxes:
             out.append(Labelled(scene.image, [b[:4] for b in scene.boxes]))
     return out
+
+
+def named_crops(
+    photos: Sequence[tuple[Image.Image, Sequence[Box]]], count: int, seed: int, side: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The tiles of ``count`` pasted scenes at the photos' own tile sizes, cut as the run time
+    cuts them (uint8 ``[n, side, side, 3]``), and their classes: for the classifier's
+    fine-tuning, the venue's tiles touched and covered by neighbours, in other light, beside
+    the few crops the photos themselves give."""
+    rng = random.Random(seed)
+    bank, tables, low, high = _sources(photos)
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    for _ in range(count):
+        scene = _pasted(rng, bank, tables, rng.uniform(low, high))
+        for x1, y1, x2, y2, cls in scene.boxes:
+            crops.append(np.asarray(tile_crop(scene.image, (x1, y1, x2, y2), side).convert("RGB")))
+            labels.append(cls)
+    if not crops:
+        return np.zeros((0, side, side, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(crops), np.array(labels, np.int64)
 
 
 def write_yolo(images: Sequence[Labelled], folder: Path, prefix: str = "s") -> list[Path]:

@@ -1,7 +1,8 @@
 """A photo profile's own classifier (vision/enrol_classifier.py), gated: saved and loaded with
 the gate; the crops the shipped features gate in are read by its own file, the known styles by
 the shipped one; a damaged own file is refused; without torch, enrolment says what it skipped;
-with torch, the fine-tuned network reads an unseen, small and dim style better."""
+with torch, the fine-tuned network reads an unseen, small and dim style better; the crops of
+pasted scenes it trains on too."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from vision.detect import CLASSIFIER_FILE, MODELS_DIR, TileRecognizer
 from vision.enrol import Photo, crops_array, enrol, read_photos
 from vision.enrol_classifier import choose_classifier, gated, tile_crops
 from vision.enrol_detector import readings, rendered_photos
+from vision.enrol_scenes import empty_table, named_crops
 from vision.metrics import evaluate
 from vision.onnx_model import ModelError
 from vision.profile import CLASSIFIER_ONNX, ProfileError, VenueProfile, softmax
@@ -99,6 +101,19 @@ def test_the_tiles_are_cut_as_the_run_time_cuts_them_jittered_and_as_detected() 
     assert 3 * n + 0.9 * n <= len(x) <= 3 * n + 2 * n  # its box, two jittered, the detector's
     assert list(y[:n]) == [b.cls for b in photo.boxes]
     assert list(y[n : 3 * n : 2]) == list(y[:n])
+
+
+def test_pasted_scenes_give_more_crops_of_the_venue_tiles_at_their_own_size() -> None:
+    photo = jade_sheet_photo(1)
+    x, y = named_crops([(photo.image, photo.boxes)], 2, seed=0, side=48)
+    assert x.dtype == np.uint8 and x.shape == (len(y), 48, 48, 3) and len(y) >= 20
+    assert set(y.tolist()) <= {b.cls for b in photo.boxes}  # only the classes it was shown
+    # each crop is one tile filling it, as the run time's crop of a box: its middle is no felt
+    middle = x[:, 16:32, 16:32].astype(np.float32)
+    felt = np.asarray(empty_table(photo.image, photo.boxes), np.float32).reshape(-1, 3)
+    assert np.mean(np.abs(middle.mean((1, 2)) - np.median(felt, 0)).sum(1) > 40) > 0.8
+    again_x, again_y = named_crops([(photo.image, photo.boxes)], 2, seed=0, side=48)
+    assert np.array_equal(again_x, x) and np.array_equal(again_y, y)
 
 
 @pytest.mark.skipif(TORCH, reason="torch installed: enrolment fine-tunes")

@@ -311,15 +311,19 @@ def test_enrolment_fine_tunes_the_detector_into_an_int8_file_of_the_same_cost(
 
     if available() is not None:
         pytest.skip(str(available()))
+    import torch  # type: ignore[import-not-found,unused-ignore]
+
     from vision.adapt import SCENES, adapt_detector
     from vision.synth.scene import DIM_LOOK
 
     photos = rendered_photos([4000, 4001], "jade", DIM_LOOK)
     base = TileRecognizer()
+    threads = torch.get_num_threads()
     made = adapt_detector(
         [(p.image, p.boxes) for p in photos], base.detector.path, tmp_path / "w", 2.0
     )
     assert made.epochs >= 1 and made.images == SCENES and made.seconds < 150
+    assert torch.get_num_threads() == threads  # ultralytics' one thread fewer is not left behind
     adapted = made.path
     model = onnx.load(str(adapted))
     weights = {i.name: i for i in model.graph.initializer}
