@@ -7,7 +7,9 @@ a river or a meld) on the venue's own table with its tiles painted out, and on o
 on windows of the photos themselves, scaled so their tiles show at the sizes the run time's
 windows show them. One image in six lays the rendered faces the shipped detector already knows
 (vision/synth/faces.py) at the sizes and light it learnt them, so that it keeps finding them.
-Only numpy, PIL and OpenCV: this runs in the product's venv too (tests).
+The classifier's fine-tuning (vision/enrol_classifier.py) takes the tiles of such pasted scenes
+too, cut as the run time cuts them. Only numpy, PIL and OpenCV: this runs in the product's
+venv too (tests).
 """
 
 from __future__ import annotations
