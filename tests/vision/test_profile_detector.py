@@ -313,7 +313,7 @@ def test_enrolment_fine_tunes_the_detector_into_an_int8_file_of_the_same_cost(
         pytest.skip(str(available()))
     import torch  # type: ignore[import-not-found,unused-ignore]
 
-    from vision.adapt import SCENES, adapt_detector
+    from vision.adapt import SCENES, VAL_IMAGES, adapt_detector
     from vision.synth.scene import DIM_LOOK
 
     photos = rendered_photos([4000, 4001], "jade", DIM_LOOK)
@@ -324,6 +324,8 @@ def test_enrolment_fine_tunes_the_detector_into_an_int8_file_of_the_same_cost(
     )
     assert made.epochs >= 1 and made.images == SCENES and made.seconds < 150
     assert torch.get_num_threads() == threads  # ultralytics' one thread fewer is not left behind
+    # the validation ultralytics runs anyway reads a token set, not the training images again
+    assert len(list((tmp_path / "w" / "det" / "val" / "images").iterdir())) == VAL_IMAGES
     adapted = made.path
     model = onnx.load(str(adapted))
     weights = {i.name: i for i in model.graph.initializer}
