@@ -35,7 +35,7 @@ from vision.metrics import evaluate, iou_matrix
 from vision.profile import VenueProfile, model_hash, unit
 
 JITTERS = 2  # jittered boxes a labelled tile, beside its own and the detector's
-SCENES = 80  # pasted scenes of the venue's tiles whose crops it trains on too
+SCENES = 60  # pasted scenes of the venue's tiles whose crops it trains on too
 
 
 def tile_crops(
