@@ -89,8 +89,8 @@ def adapt_detector(
     say(f"making {SCENES} training images from {len(photos)} photo(s)")
     made = scenes(photos, SCENES, seed)
     paths = write_yolo(made, data / "train")
-    # ultralytics validates the last epoch and best.pt even with val=False (on 240 images, an
-    # epoch's time): a token set, since enrolment checks the detector on held-back photos itself
+    # ultralytics validates the last epoch and best.pt even with val=False (on 240 images, half an
+    # epoch's time each): a token set, since enrolment checks the detector on held-back photos
     write_yolo(made[:VAL_IMAGES], data / "val")
     yaml = work / "det.yaml"
     yaml.write_text(f"path: {data}\ntrain: train/images\nval: val/images\nnames:\n  0: tile\n")
