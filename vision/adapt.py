@@ -87,7 +87,7 @@ def adapt_detector(
     data = work / "det"
     shutil.rmtree(data, ignore_errors=True)
     say(f"making {SCENES} training images from {len(photos)} photo(s)")
-    made = scenes(photos, SCENES, seed)
+    made = scenes(photos, SCENES, seed, SIDE)
     paths = write_yolo(made, data / "train")
     # ultralytics validates the last epoch and best.pt even with val=False (on 240 images, half an
     # epoch's time each): a token set, since enrolment checks the detector on held-back photos

@@ -36,6 +36,9 @@ MAX_WINDOWS = 144  # at most this many windows an image (a 12 MP photo at native
 MAX_CANDIDATES = 4000  # boxes kept an image before NMS, best first (a 416 view has 3,549)
 GATED_VOTE = 0.25  # an image is the venue's when this share of its sure boxes is gated in
 MAX_TILES = 300  # tiles kept an image (a full table shows 144 tiles and 8 flowers)
+# A venue's own detector keeps boxes overlapping up to this much for the classifier to name; of
+# those overlapping more than ``iou``, the one named most surely stays (see :meth:`detect`)
+NAMED_IOU = 0.8
 STRIDE = 32  # a YOLO input side must be a multiple of its largest stride
 UNSTRETCH = 8  # an image is also seen squashed this many times along each axis …
 # … and that view is used when its evidence is this many times the plain one (chosen on the train
@@ -268,12 +271,19 @@ class TileRecognizer:
         that was stretched to a square. At most ``MAX_TILES``, whatever the image.
         ``min_conf`` None: the profile's keep threshold, else ``DEFAULT_MIN_CONF``."""
         min_conf = self.min_conf if min_conf is None else min_conf
-        raw = self.candidates(img, self.det_floor(min_conf), iou, tiled, overlap, unstretch)
         own_detector = self.profile is not None and self.profile.detector is not None
+        # In tight rows of small tiles a venue's detector may score a box straddling two tiles
+        # above the right one: its boxes are named before the overlapping ones are dropped, so
+        # that the box the classifier reads surely stays.
+        loose = max(iou, NAMED_IOU) if own_detector else iou
+        raw = self.candidates(img, self.det_floor(min_conf), loose, tiled, overlap, unstretch)
         classes, conf, inside = self._classify(img, raw) if len(raw) else (raw, raw, None)
         if own_detector and (inside is None or not _venues(inside, raw[:, 4] >= DEFAULT_MIN_CONF)):
             plain = self._shipped_detector()  # not the venue's tiles: as without its detector
             return plain.detect(img, min_conf, iou, tiled, overlap, unstretch)
+        if loose > iou:
+            keep = nms(raw[:, :4], conf, iou)
+            raw, classes, conf = raw[keep], classes[keep], conf[keep]
         out = [
             Detection(float(b[0]), float(b[1]), float(b[2]), float(b[3]), int(c), float(p))
             for b, c, p in zip(raw, classes, conf, strict=True)

@@ -4,16 +4,18 @@ A handful of photos shows the venue's tiles, table and light, but too few tiles 
 detector on. So enrolment (vision/adapt.py) also trains on scenes made from them: the enrolled
 tiles cut out and laid in rows (turned, scaled, relit, touching and slightly overlapping, as in
 a river or a meld) on the venue's own table with its tiles painted out, and on other felts; and
-on windows of the photos themselves, scaled so their tiles show at the sizes the run time's
-windows show them. One image in six lays the rendered faces the shipped detector already knows
-(vision/synth/faces.py) at the sizes and light it learnt them, so that it keeps finding them.
-The classifier's fine-tuning (vision/enrol_classifier.py) takes the tiles of such pasted scenes
-too, cut as the run time cuts them. Only numpy, PIL and OpenCV: this runs in the product's
-venv too (tests).
+on windows of the photos themselves. Their tiles show at the sizes the run time will show them:
+as the detector's whole view of a photo does, and only where it also cuts windows (large photos
+of small tiles), at the sizes its windows do. One image in six lays the rendered faces the
+shipped detector already knows (vision/synth/faces.py) at the sizes and light it learnt them,
+so that it keeps finding them. The classifier's fine-tuning (vision/enrol_classifier.py) takes
+the tiles of such pasted scenes too, cut as the run time cuts them. Only numpy, PIL and OpenCV:
+this runs in the product's venv too (tests).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +26,7 @@ import numpy as np
 from PIL import Image
 
 from vision.dataset import Box
-from vision.detect import tile_crop
+from vision.detect import SMALL_TILE, TILE_ABOVE, tile_crop
 from vision.synth.bank import CropBank
 from vision.synth.scene import Look, Scene, render_scene
 
@@ -141,18 +143,52 @@ def _sources(
     return bank, [empty_table(img, boxes) for img, boxes in photos], low, high
 
 
+def view_heights(photos: Sequence[tuple[Image.Image, Sequence[Box]]]) -> np.ndarray:
+    """The long side of every labelled tile as the run time's whole view shows it, in px of a
+    SIDE-px training image (both are letterboxed into the detector the same way)."""
+    return np.array(
+        [
+            max(b.x2 - b.x1, b.y2 - b.y1) * SIDE / max(img.size)
+            for img, boxes in photos
+            for b in boxes
+        ],
+        np.float64,
+    )
+
+
+def through_windows(photos: Sequence[tuple[Image.Image, Sequence[Box]]], side: int) -> bool:
+    """Whether the run time also reads some of these photos through windows: as
+    ``TileRecognizer.window_scale`` decides, a photo over TILE_ABOVE detector sides whose tiles
+    show under SMALL_TILE px in the whole view."""
+    for img, boxes in photos:
+        longest = max(img.size)
+        if longest <= TILE_ABOVE * side or not boxes:
+            continue
+        size = float(np.median([math.sqrt((b.x2 - b.x1) * (b.y2 - b.y1)) for b in boxes]))
+        if size * side / longest < SMALL_TILE:
+            return True
+    return False
+
+
 def scenes(
-    photos: Sequence[tuple[Image.Image, Sequence[Box]]], count: int, seed: int
+    photos: Sequence[tuple[Image.Image, Sequence[Box]]], count: int, seed: int, side: int
 ) -> list[Labelled]:
-    """``count`` training images: one third windows of the photos, one sixth the known faces as
-    the shipped detector learnt them (its scenes' sizes and light), the rest pasted scenes."""
+    """``count`` training images for a detector of input ``side``: one third windows of the
+    photos, one sixth the known faces as the shipped detector learnt them (its scenes' sizes and
+    light), the rest pasted scenes; their tiles at the sizes the run time will show them."""
     rng = random.Random(seed)
-    bank, tables, low, high = _sources(photos)
+    bank, tables, _, _ = _sources(photos)
+    views = view_heights(photos)
+    low, high = float(np.percentile(views, 10)), float(np.percentile(views, 90))
+    windowed = through_windows(photos, side)
     known = CropBank(real_share=0.0)  # glyph and text faces, which the detector trained on
     out: list[Labelled] = []
     while len(out) < count:
-        # tiles at the photos' own sizes and at the sizes the run time's windows show them
-        size = rng.choice([rng.uniform(low, high), rng.uniform(18.0, 48.0)])
+        # tiles at the sizes the whole view shows them, and (where the run time cuts windows)
+        # at the sizes its windows show them; not at sizes the detector will not see them
+        size = rng.uniform(low, high)
+        if windowed and rng.random() < 0.5:
+            size = rng.uniform(18.0, 48.0)
         if len(out) % 6 == 1:  # the known faces as the shipped detector learnt them
             scene = render_scene(rng, known, SIDE, SIDE)
         elif len(out) % 3 == 2:

@@ -18,13 +18,23 @@ from tile_kit import jade_sheet_photo, skip_without_fonts
 from rig.cli import main as mjref
 from vision.camera import TableReader
 from vision.dataset import Box
-from vision.detect import DETECTOR_FILE, MODELS_DIR, TileRecognizer
+from vision.detect import DETECTOR_FILE, MODELS_DIR, NAMED_IOU, TileRecognizer, nms
 from vision.enrol import Photo, enrol
 from vision.enrol_detector import held_back, rendered_photos
-from vision.enrol_scenes import SIDE, Labelled, empty_table, scenes, write_yolo
+from vision.enrol_scenes import (
+    SIDE,
+    Labelled,
+    empty_table,
+    scenes,
+    through_windows,
+    view_heights,
+    write_yolo,
+)
+from vision.metrics import iou_matrix
 from vision.onnx_model import ModelError
 from vision.profile import DETECTOR_ONNX, ProfileError, VenueProfile
 from vision.slot_test import SlotTest
+from vision.synth.scene import DIM_LOOK
 from vision.synth.sheet_photo import render_sheet_photo
 
 onnx = pytest.importorskip("onnx")  # a dev dependency: editing a detector file
@@ -93,6 +103,29 @@ def test_an_image_not_of_the_venues_tiles_is_read_with_the_shipped_detector(
     venue = jade_sheet_photo(3)
     assert len(TileRecognizer(profile=blind).candidates(venue.image, 0.05)) == 0
     assert _scores(TileRecognizer(profile=blind), venue) == _scores(shipped, venue)
+
+
+def test_of_overlapping_boxes_of_its_own_detector_the_one_named_most_surely_stays(
+    profiles: tuple[Path, Path],
+) -> None:
+    """In tight rows of small tiles a box straddling two tiles may score above the right one:
+    the venue's detector's boxes are named before the overlapping ones are dropped."""
+    _, own = profiles
+    rec = TileRecognizer(profile=own)
+    decided = 0
+    for photo in rendered_photos([5000, 5001], "jade", DIM_LOOK):
+        loose = rec.candidates(photo.image, rec.det_floor(rec.min_conf), NAMED_IOU)
+        _, conf, _ = rec._classify(photo.image, loose)
+        named = [i for i in nms(loose[:, :4], conf, 0.5) if conf[i] >= rec.min_conf]
+        kept = rec.detect(photo.image)
+        assert sorted(round(d.conf, 5) for d in kept) == sorted(round(conf[i], 5) for i in named)
+        boxes = np.array([[d.x1, d.y1, d.x2, d.y2] for d in kept])
+        overlap = iou_matrix(boxes, boxes) - np.eye(len(boxes))
+        assert overlap.max() <= 0.5
+        # where the detector's score alone would have kept another of the overlapping boxes
+        scored = set(nms(loose[:, :4], loose[:, 4], 0.5).tolist())
+        decided += sum(i not in scored for i in named)
+    assert decided > 0
 
 
 def test_a_profile_without_a_detector_keeps_the_shipped_one(profiles: tuple[Path, Path]) -> None:
@@ -167,7 +200,7 @@ def test_the_shipped_int8_detector_reads_back_as_float_weights() -> None:
 @pytest.mark.slow  # 12 scenes read
 def test_training_scenes_hold_the_venue_tiles_labelled_on_its_own_table() -> None:
     photos = [(p.image, p.boxes) for p in (jade_sheet_photo(1), jade_sheet_photo(2))]
-    made = scenes(photos, 12, seed=0)
+    made = scenes(photos, 12, seed=0, side=416)
     assert len(made) == 12
     for item in made:
         assert item.image.size == (SIDE, SIDE) and item.boxes
@@ -184,9 +217,32 @@ def test_training_scenes_hold_the_venue_tiles_labelled_on_its_own_table() -> Non
     assert len(rec.candidates(empty_table(scene.image, scene.boxes), 0.3)) <= 1
 
 
+def test_training_scenes_show_the_tiles_at_the_sizes_the_run_time_shows_them() -> None:
+    """640-px photos of small tiles are read whole: their scenes hold no tile at the larger
+    sizes the run time's windows show; a large photo of the same tiles is read through windows."""
+    photos = [(p.image, p.boxes) for p in rendered_photos([4000, 4001], "jade", DIM_LOOK)]
+    high = float(np.percentile(view_heights(photos), 90))
+    assert not through_windows(photos, 416)
+    made = scenes(photos, 30, seed=0, side=416)
+    pasted = [m for n, m in enumerate(made) if n % 6 != 1]  # not the known faces
+    sizes = [
+        float(np.median([max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in m.boxes])) for m in pasted
+    ]
+    assert max(sizes) <= 1.4 * high
+    large = []  # the same tiles on a table of 2,000 px: 8–11 px in the detector's whole view
+    for img, boxes in photos:
+        table = Image.new("RGB", (2000, 2000), (40, 90, 60))
+        table.paste(img, (700, 700))
+        large.append(
+            (table, [Box(b.x1 + 700, b.y1 + 700, b.x2 + 700, b.y2 + 700, b.cls) for b in boxes])
+        )
+    assert through_windows(large, 416)
+    assert np.allclose(view_heights(large), view_heights(photos) * 640 / 2000)
+
+
 def test_training_scenes_are_written_as_ultralytics_reads_them(tmp_path: Path) -> None:
     photos = [(p.image, p.boxes) for p in (jade_sheet_photo(1), jade_sheet_photo(2))]
-    made = scenes(photos, 3, seed=1)
+    made = scenes(photos, 3, seed=1, side=416)
     paths = write_yolo(made, tmp_path)
     for path, item in zip(paths, made, strict=True):
         rows = (tmp_path / "labels" / (path.stem + ".txt")).read_text().split("\n")[:-1]
