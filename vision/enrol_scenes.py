@@ -31,6 +31,10 @@ from vision.synth.bank import CropBank
 from vision.synth.scene import Look, Scene, render_scene
 
 SIDE = 640  # each training image; the detector trains at a smaller side (vision/adapt.py)
+# the tile sizes (px of a SIDE image) scenes are made at: the shipped detector learnt 15–80 px.
+# The tiles of a strip stretched to a square (which the run time reads squashed) are hundreds of
+# px long; at that size a row no longer fits and scenes are drawn again and again.
+SCENE_TILES = (10.0, 100.0)
 PAD = 6  # px around a tile painted out of the table
 
 
@@ -156,6 +160,13 @@ def view_heights(photos: Sequence[tuple[Image.Image, Sequence[Box]]]) -> np.ndar
     )
 
 
+def scene_sizes(photos: Sequence[tuple[Image.Image, Sequence[Box]]]) -> tuple[float, float]:
+    """The tile sizes scenes are made at: the 10th–90th percentile of :func:`view_heights`,
+    within SCENE_TILES."""
+    low, high = np.clip(np.percentile(view_heights(photos), [10, 90]), *SCENE_TILES)
+    return float(low), float(high)
+
+
 def through_windows(photos: Sequence[tuple[Image.Image, Sequence[Box]]], side: int) -> bool:
     """Whether the run time also reads some of these photos through windows: as
     ``TileRecognizer.window_scale`` decides, a photo over TILE_ABOVE detector sides whose tiles
@@ -178,8 +189,7 @@ def scenes(
     light), the rest pasted scenes; their tiles at the sizes the run time will show them."""
     rng = random.Random(seed)
     bank, tables, _, _ = _sources(photos)
-    views = view_heights(photos)
-    low, high = float(np.percentile(views, 10)), float(np.percentile(views, 90))
+    low, high = scene_sizes(photos)
     windowed = through_windows(photos, side)
     known = CropBank(real_share=0.0)  # glyph and text faces, which the detector trained on
     out: list[Labelled] = []

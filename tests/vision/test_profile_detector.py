@@ -22,9 +22,11 @@ from vision.detect import DETECTOR_FILE, MODELS_DIR, NAMED_IOU, TileRecognizer, 
 from vision.enrol import Photo, enrol
 from vision.enrol_detector import held_back, rendered_photos
 from vision.enrol_scenes import (
+    SCENE_TILES,
     SIDE,
     Labelled,
     empty_table,
+    scene_sizes,
     scenes,
     through_windows,
     view_heights,
@@ -238,6 +240,11 @@ def test_training_scenes_show_the_tiles_at_the_sizes_the_run_time_shows_them() -
         )
     assert through_windows(large, 416)
     assert np.allclose(view_heights(large), view_heights(photos) * 640 / 2000)
+    # a strip stretched to a square (read squashed at the run time): its tiles hundreds of px
+    img, boxes = photos[0]
+    stretched = img.crop((0, 0, 80, SIDE)).resize((SIDE, SIDE))
+    strip = [(stretched, [Box(b.x1 * 8, b.y1, b.x2 * 8, b.y2, b.cls) for b in boxes if b.x2 < 80])]
+    assert view_heights(strip).max() > 100 and scene_sizes(strip)[1] == SCENE_TILES[1]
 
 
 def test_training_scenes_are_written_as_ultralytics_reads_them(tmp_path: Path) -> None:
