@@ -107,6 +107,15 @@ def _evidence(rows: np.ndarray) -> float:
     return float(rows[rows[:, 4] >= DEFAULT_MIN_CONF, 4].sum())
 
 
+def read_whole(longest: int, side: int, tile: float | None) -> bool:
+    """Whether an image whose longer side is ``longest`` px and whose tiles are ``tile`` px
+    (the median √area; None: none found) is read through the detector's whole view alone, with
+    no windows (:meth:`TileRecognizer.window_scale`): small enough, or its tiles big enough."""
+    return longest <= TILE_ABOVE * side or (
+        tile is not None and tile * side / longest >= SMALL_TILE
+    )
+
+
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
     """Greedy non-maximum suppression; indices kept, best first."""
     order = np.argsort(-scores)
@@ -355,15 +364,13 @@ class TileRecognizer:
         image scaled so they show at WINDOW_TILE px (never above native), and when the whole
         view found none, through native windows (15–30 px tiles of a table photo). The windows
         are at most MAX_WINDOWS: a larger image is scaled down to fit."""
-        if not force and max(w, h) <= TILE_ABOVE * self.side:
-            return None
         sure = whole[whole[:, 4] >= DEFAULT_MIN_CONF]
-        scale = 1.0
+        size = None
         if len(sure):
             size = float(np.median(np.sqrt((sure[:, 2] - sure[:, 0]) * (sure[:, 3] - sure[:, 1]))))
-            if not force and size * self.side / max(w, h) >= SMALL_TILE:
-                return None
-            scale = min(1.0, WINDOW_TILE / max(size, 1.0))
+        if not force and read_whole(max(w, h), self.side, size):
+            return None
+        scale = 1.0 if size is None else min(1.0, WINDOW_TILE / max(size, 1.0))
         while (
             scale > 0.01 and len(windows(*_scaled(w, h, scale), self.side, overlap)) > MAX_WINDOWS
         ):

@@ -26,7 +26,7 @@ import numpy as np
 from PIL import Image
 
 from vision.dataset import Box
-from vision.detect import SMALL_TILE, TILE_ABOVE, tile_crop
+from vision.detect import read_whole, tile_crop
 from vision.synth.bank import CropBank
 from vision.synth.scene import Look, Scene, render_scene
 
@@ -139,12 +139,10 @@ def _pasted(
 
 def _sources(
     photos: Sequence[tuple[Image.Image, Sequence[Box]]],
-) -> tuple[CropBank, list[Image.Image], float, float]:
-    """The photos' tiles as a crop bank, their empty tables, and their tiles' usual sizes."""
-    heights = tile_heights(photos)
-    low, high = float(np.percentile(heights, 10)), float(np.percentile(heights, 90))
+) -> tuple[CropBank, list[Image.Image]]:
+    """The photos' tiles as a crop bank, and their empty tables."""
     bank = CropBank(crops=cut_tiles(photos), real_share=0.9, own_classes=True)
-    return bank, [empty_table(img, boxes) for img, boxes in photos], low, high
+    return bank, [empty_table(img, boxes) for img, boxes in photos]
 
 
 def view_heights(photos: Sequence[tuple[Image.Image, Sequence[Box]]]) -> np.ndarray:
@@ -168,17 +166,17 @@ def scene_sizes(photos: Sequence[tuple[Image.Image, Sequence[Box]]]) -> tuple[fl
 
 
 def through_windows(photos: Sequence[tuple[Image.Image, Sequence[Box]]], side: int) -> bool:
-    """Whether the run time also reads some of these photos through windows: as
-    ``TileRecognizer.window_scale`` decides, a photo over TILE_ABOVE detector sides whose tiles
-    show under SMALL_TILE px in the whole view."""
-    for img, boxes in photos:
-        longest = max(img.size)
-        if longest <= TILE_ABOVE * side or not boxes:
-            continue
-        size = float(np.median([math.sqrt((b.x2 - b.x1) * (b.y2 - b.y1)) for b in boxes]))
-        if size * side / longest < SMALL_TILE:
-            return True
-    return False
+    """Whether the run time also reads some of these photos (by their labelled tiles) through
+    windows, as ``vision.detect.read_whole`` decides for a detector of input ``side``."""
+    return any(
+        boxes
+        and not read_whole(
+            max(img.size),
+            side,
+            float(np.median([math.sqrt((b.x2 - b.x1) * (b.y2 - b.y1)) for b in boxes])),
+        )
+        for img, boxes in photos
+    )
 
 
 def scenes(
@@ -188,7 +186,7 @@ def scenes(
     photos, one sixth the known faces as the shipped detector learnt them (its scenes' sizes and
     light), the rest pasted scenes; their tiles at the sizes the run time will show them."""
     rng = random.Random(seed)
-    bank, tables, _, _ = _sources(photos)
+    bank, tables = _sources(photos)
     low, high = scene_sizes(photos)
     windowed = through_windows(photos, side)
     known = CropBank(real_share=0.0)  # glyph and text faces, which the detector trained on
@@ -221,7 +219,9 @@ def named_crops(
     fine-tuning, the venue's tiles touched and covered by neighbours, in other light, beside
     the few crops the photos themselves give."""
     rng = random.Random(seed)
-    bank, tables, low, high = _sources(photos)
+    bank, tables = _sources(photos)
+    heights = tile_heights(photos)  # the photos' own sizes: crops are cut at native resolution
+    low, high = float(np.percentile(heights, 10)), float(np.percentile(heights, 90))
     crops: list[np.ndarray] = []
     labels: list[int] = []
     for _ in range(count):
