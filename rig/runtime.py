@@ -569,11 +569,12 @@ class Rig:
         """Publish the outbox in order with up to ``IN_FLIGHT`` QoS 1 publishes awaiting their
         PUBACK (a sliding window: small, as the MQTT client's bookkeeping is linear in it). A
         message the broker did not take is sent again until it does; consumers drop duplicates
-        and reorder by seq."""
+        and reorder by seq. A place in the window is taken before the message: a stop while the
+        window is full leaves the message in the outbox, which the stop drains."""
         window = asyncio.Semaphore(IN_FLIGHT)
         while True:
-            item = await self._outbox.get()
             await window.acquire()
+            item = await self._outbox.get()
             self._inflight.add(asyncio.create_task(self._publish_one(item, window)))
 
     async def _publish_one(

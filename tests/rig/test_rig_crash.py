@@ -17,12 +17,17 @@ from typing import Any
 import pytest
 
 from referee.duties import RefereeTable
+from referee.events import Observation, Source
 from referee.store import EventStore
-from rig.bus import topic_filter
+from rig import runtime
+from rig.bus import Kind, topic_filter
 from rig.bus.broker import LocalBroker
 from rig.bus.feed import Feed, follow
+from rig.bus.memory import MemoryBus
 from rig.bus.mqtt import MqttBus
-from rig.runtime import state_digest
+from rig.config import parse
+from rig.inputs import Draft
+from rig.runtime import Rig, state_digest
 from table_io.sim.endpoints import PtyEndpoint
 from table_io.sim.fake_table import FakeTable
 
@@ -177,3 +182,50 @@ async def _crashes(tmp: Path, broker: LocalBroker, seeds: tuple[int, ...]) -> No
     inputs = [e["seq"] for e in got if e["source"] != "engine"]
     assert inputs == final == list(range(len(final)))  # once each, in order, no gap
     assert len(offline) >= len(seeds)  # each SIGKILL: the broker sent the rig's last will
+
+
+class SlowAcks(MemoryBus):
+    """A broker that acknowledges nothing until ``acks`` is set: the publisher's window fills."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.acks = asyncio.Event()
+
+    async def publish(self, topic_: str, text: str, kind: Kind) -> None:
+        await self.acks.wait()
+        await super().publish(topic_, text, kind)
+
+
+def test_a_clean_stop_publishes_what_waited_for_the_publishers_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The event the publisher had taken from the outbox while its window of unacknowledged
+    publishes was full went out too: after a clean stop no rig is left to resend it."""
+    monkeypatch.setattr(runtime, "IN_FLIGHT", 2)
+
+    async def scenario() -> tuple[list[int], list[int]]:
+        bus = SlowAcks()
+        sub = await bus.subscribe(topic_filter("local", "T1", "events"))
+        rig = Rig(parse({"table": {"log": str(tmp_path / "s.sqlite")}}), bus)
+        await rig.start()
+        for i in range(6):
+            rig.submit(
+                "test", Draft(Observation(sensor="t", kind="k", data={"i": i}), Source.VISION)
+            )
+        while rig.store.last_seq("T1", "S1") < 5 or len(rig._inflight) < 2:
+            await asyncio.sleep(0.01)  # all logged, the window full, the rest waiting for it
+        stopping = asyncio.create_task(rig.stop())
+        publisher = next(t for t in rig._tasks if t.get_name() == "publisher")
+        while not publisher.done():
+            await asyncio.sleep(0.01)
+        bus.acks.set()
+        await stopping
+        published = []
+        while (m := await sub.get(0.05)) is not None:
+            published.append(m.payload["seq"])
+        with EventStore(tmp_path / "s.sqlite") as store:
+            return published, store.seqs("T1", "S1")
+
+    published, logged = asyncio.run(scenario())
+    assert logged == list(range(6))
+    assert sorted(published) == logged
