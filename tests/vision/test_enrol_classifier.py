@@ -17,7 +17,7 @@ from tile_kit import jade_sheet_photo, skip_without_fonts
 
 from vision.detect import CLASSIFIER_FILE, MODELS_DIR, TileRecognizer
 from vision.enrol import Photo, crops_array, enrol, read_photos
-from vision.enrol_classifier import choose_classifier, gated, tile_crops
+from vision.enrol_classifier import choose_classifier, classifier_held_back, gated, tile_crops
 from vision.enrol_detector import readings, rendered_photos
 from vision.enrol_scenes import empty_table, named_crops
 from vision.metrics import evaluate
@@ -146,3 +146,10 @@ def test_the_classifier_fine_tuned_on_small_dim_photos_reads_others_better(tmp_p
     after = _accuracy(TileRecognizer(profile=tmp_path / "profile"), test)
     print(f"small, dim jade: refitted {before:.3f}, fine-tuned {after:.3f}")
     assert after > before
+
+
+def test_the_classifier_is_checked_on_two_photos_from_four() -> None:
+    assert classifier_held_back(1) == [] and classifier_held_back(2) == [1]
+    assert classifier_held_back(3) == [2] and classifier_held_back(4) == [2, 3]
+    assert classifier_held_back(5) == [3, 4] and classifier_held_back(9) == [3, 4]
+    assert classifier_held_back(10) == [4, 9]  # the detector's: two already
