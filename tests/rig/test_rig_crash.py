@@ -1,6 +1,7 @@
 """SIGKILL of the rig process at random points (several seeds) → restart → the state equals a
 replay of the acknowledged log, the sequence resumes without a gap, and a subscriber sees every
-event once; the broker announces the killed rig with its last-will ``offline`` status."""
+event once; the broker announces the killed rig with its last-will ``offline`` status. A clean
+stop publishes every event it logged, even with its window of unacknowledged publishes full."""
 
 from __future__ import annotations
 
