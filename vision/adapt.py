@@ -80,7 +80,13 @@ def adapt_detector(
     os.environ.setdefault("YOLO_CONFIG_DIR", str(Path(tempfile.gettempdir()) / "mjref-yolo"))
     import torch  # type: ignore[import-not-found,unused-ignore]
 
-    from vision.train import onnx_conv_weights, quantize_detector, seeded_model, yolo_class
+    from vision.train import (
+        on_every_core,
+        onnx_conv_weights,
+        quantize_detector,
+        seeded_model,
+        yolo_class,
+    )
 
     start = time.perf_counter()
     torch.manual_seed(seed)
@@ -100,9 +106,7 @@ def adapt_detector(
     left = minutes * 60 - (time.perf_counter() - start) - 40  # export and quantization
     say(f"fine-tuning the detector for {max(left, 30) / 60:.1f} min")
     yolo = yolo_class()(str(work / "seed.pt"))
-    # ultralytics trains a CPU on one thread fewer than its cores (one of two): all of them here
-    threads = torch.get_num_threads()
-    yolo.add_callback("on_train_start", lambda _: torch.set_num_threads(threads))
+    threads = on_every_core(yolo)
     try:
         exported = _train_and_export(yolo, work, yaml, left, seed, torch.cuda.is_available())
     finally:

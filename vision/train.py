@@ -215,6 +215,16 @@ def yolo_class() -> Any:
     return YOLO
 
 
+def on_every_core(yolo: Any) -> int:
+    """Have ``yolo`` train on every thread torch has now: on a CPU ultralytics takes one fewer
+    than the cores (one of two). Returns that count, to set again after training."""
+    import torch  # type: ignore[import-not-found,unused-ignore]
+
+    threads = int(torch.get_num_threads())
+    yolo.add_callback("on_train_start", lambda _: torch.set_num_threads(threads))
+    return threads
+
+
 def train_detector(
     work: Path,
     epochs: int,
@@ -229,6 +239,7 @@ def train_detector(
 ) -> None:
     """From scratch (``yolo11n.yaml``), or on from ``init`` (a last.pt, or the ``seed`` step's)."""
     model = yolo_class()(str(init) if init else "yolo11n.yaml")
+    on_every_core(model)
     model.train(
         data=str(work / "det.yaml"),
         epochs=epochs,

@@ -363,6 +363,33 @@ def test_eval_with_a_profile_prints_recall_precision_class_and_tile_accuracy(
     assert "detector: the profile's own" in out
 
 
+def test_a_detector_trains_on_every_core_not_one_fewer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ultralytics sets torch to one thread fewer than the cores when it picks the CPU (one of
+    two): the trainers (enrolment's and vision/train.py's) give them back when training starts."""
+    from vision.adapt import available
+
+    if available() is not None:
+        pytest.skip(str(available()))
+    import torch  # type: ignore[import-not-found,unused-ignore]
+
+    from vision.train import on_every_core, yolo_class
+
+    monkeypatch.setenv("YOLO_OFFLINE", "1")
+    monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path))
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        yolo = yolo_class()("yolo11n.yaml")
+        assert on_every_core(yolo) == 2
+        torch.set_num_threads(1)  # what ultralytics' select_device does on 2 cores
+        yolo.callbacks["on_train_start"][-1](None)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 @pytest.mark.slow
 def test_enrolment_fine_tunes_the_detector_into_an_int8_file_of_the_same_cost(
     tmp_path: Path,
