@@ -33,7 +33,9 @@ from vision.synth.scene import DEFAULT_LOOK, Look, render_scene
 
 HOLD_EVERY = 5
 KNOWN_SEEDS = range(7100, 7112)  # rendered known-style scenes (away from the bench's and tests')
-RESERVE_MINUTES = 6.0  # of --max-minutes, left for reading the photos and the classifier
+# of --max-minutes, left for reading the photos and the classifier (3.5–4 min of 10 photos on 2
+# cores): the detector's epochs are what small tiles want most (bench/README.md, session 63)
+RESERVE_MINUTES = 4.5
 
 
 @dataclass
