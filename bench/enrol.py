@@ -27,7 +27,8 @@ seeded 30 of the other valid photos, and rendered ``text``/``glyph`` scenes) wit
 photos' profiles and the sheet profile, tile by tile (tiles lost and gained), which must lose
 nothing; and the detector's time per test photo, shipped and fine-tuned. ``--ks 10``: a quick
 run, without the plot. Writes ``docs/enrol.svg`` (the accuracy against the number of enrolment
-photos) and ``build/enrol/enrol.json``.
+photos) and ``build/enrol/enrol.json``; ``--plot-from A.json B.json …`` draws the plot from
+runs of a part of the grid each.
 """
 
 from __future__ import annotations
@@ -295,6 +296,34 @@ def plot(results: dict[str, Any], path: Path, ks: Sequence[int] = KS) -> None:
     path.write_text("\n".join(out) + "\n")
 
 
+def merged(paths: Sequence[Path]) -> dict[str, Any]:
+    """One result from several runs' enrol.json, each cell from the last run that has it: the
+    whole grid with the detector fine-tuned at every k takes hours on 2 cores, so it is run a
+    set or a few k at a time."""
+    results: dict[str, Any] = {"held_out": {}, "known": {}}
+    for path in paths:
+        try:
+            run = json.loads(path.read_text())
+            parts = {part: run[part].items() for part in results}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise SystemExit(
+                f"{path}: not a bench/enrol.py result ({e!r}); expected its enrol.json"
+            ) from e
+        for part, rows in parts.items():
+            for name, row in rows:
+                results[part].setdefault(name, {}).update(row)
+    missing = [
+        f"{name}: {k} {how}"
+        for name, row in results["held_out"].items()
+        for k in KS
+        for how, key in (("photos", str(k)), ("photos, classifier fine-tuned", f"{k} tuned"))
+        if key not in row
+    ]
+    if missing:
+        raise SystemExit("the runs lack cells the plot draws: " + "; ".join(missing))
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=0)
@@ -307,7 +336,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--adapt-ks", default="10", help="…and the detector too ('': none)")
     ap.add_argument("--adapt-minutes", type=float, default=12.0, help="each enrolment's cap")
     ap.add_argument("--sets", default="real,jade,dim", help="held-out sets to run")
+    ap.add_argument(
+        "--plot-from", nargs="+", type=Path, help="only draw docs/enrol.svg from these enrol.json"
+    )
     args = ap.parse_args(argv)
+    if args.plot_from:
+        plot(merged(args.plot_from), ROOT / "docs" / "enrol.svg")
+        return 0
     ks = tuple(int(k) for k in args.ks.split(","))
     tune_ks = tuple(int(k) for k in args.tune_ks.split(",") if k)
     adapt_ks = tuple(int(k) for k in args.adapt_ks.split(",") if k)
