@@ -219,8 +219,8 @@ def _detector_ms(rec: TileRecognizer, photos: Sequence[Photo]) -> float:
 
 def plot(results: dict[str, Any], path: Path, ks: Sequence[int] = KS) -> None:
     """A small SVG: accuracy against enrolment photos, one line per held-out style."""
-    known = results.get("known", {})
-    extra = 14 * (len(known) + 1)  # a line per known style under the plot
+    notes = _known_lines(results.get("known", {}))
+    extra = 14 * (len(notes) + 1)  # the known styles' lines under the plot
     w, h, left, bottom, top, right = 1040, 320 + extra, 60, 50 + extra, 30, 640
     lo = 0.4
 
@@ -252,6 +252,7 @@ def plot(results: dict[str, Any], path: Path, ks: Sequence[int] = KS) -> None:
         "enrolment photos</text>"
     )
     colours = ("#1f77b4", "#2ca02c", "#9467bd")
+    labels: list[tuple[float, str, str]] = []  # (y, text, colour) at the right of the plot
     for i, (name, row) in enumerate(results["held_out"].items()):
         c = colours[i % len(colours)]
         refit = " ".join(f"{x(k):.1f},{y(row[str(k)]['after']):.1f}" for k in ks)
@@ -273,25 +274,18 @@ def plot(results: dict[str, Any], path: Path, ks: Sequence[int] = KS) -> None:
             f'<line x1="{left}" x2="{w - right}" y1="{yb:.1f}" y2="{yb:.1f}" stroke="{c}" '
             'stroke-dasharray="4,3"/>'
         )
-        ya = y(best[ks[-1]])
-        out.append(f'<text x="{w - right + 6}" y="{ya + 4:.1f}" fill="{c}">{name}</text>')
-        out.append(f'<text x="{w - right + 6}" y="{yb + 4:.1f}" fill="{c}">before</text>')
-    line = h - 14 * len(known) - 6
+        labels += [(y(best[ks[-1]]), name, c), (yb, f"{name}: before", c)]
+    last = -math.inf
+    for ly, text, c in sorted(labels):  # each label at least a line below the one above
+        last = max(ly, last + 13)
+        out.append(f'<text x="{w - right + 6}" y="{last + 4:.1f}" fill="{c}">{text}</text>')
+    line = h - 14 * len(notes) - 6
     out.append(
         f'<text x="{left}" y="{line}">Known styles, tile accuracy shipped → with each '
         "profile (tiles lost / gained):</text>"
     )
-    for i, (name, row) in enumerate(known.items()):
-        withs = [
-            f"{key.removeprefix('with the ').removesuffix(' profile')} {row[key]:.3f} "
-            f"({row['changes ' + key]['lost']}/{row['changes ' + key]['gained']})"
-            for key in row
-            if key.startswith("with the ")
-        ]
-        out.append(
-            f'<text x="{left}" y="{line + 14 * (i + 1)}">{name} ({row["tiles"]} tiles): '
-            f"{row['shipped']:.3f} → {', '.join(withs)}</text>"
-        )
+    for i, note in enumerate(notes):
+        out.append(f'<text x="{left}" y="{line + 14 * (i + 1)}">{note}</text>')
     out.append("</svg>")
     path.write_text("\n".join(out) + "\n")
 
@@ -322,6 +316,23 @@ def merged(paths: Sequence[Path]) -> dict[str, Any]:
     if missing:
         raise SystemExit("the runs lack cells the plot draws: " + "; ".join(missing))
     return results
+
+
+def _known_lines(known: dict[str, Any], per_line: int = 5) -> list[str]:
+    """The known styles' figures, a few profiles a line so that they stay inside the plot."""
+    lines = []
+    for name, row in known.items():
+        withs = [
+            f"{key.removeprefix('with the ').removesuffix(' profile')} {row[key]:.3f} "
+            f"({row['changes ' + key]['lost']}/{row['changes ' + key]['gained']})"
+            for key in row
+            if key.startswith("with the ")
+        ]
+        lines.append(f"{name} ({row['tiles']} tiles): {row['shipped']:.3f} →")
+        lines += [
+            "    " + ", ".join(withs[i : i + per_line]) for i in range(0, len(withs), per_line)
+        ]
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
