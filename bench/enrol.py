@@ -329,9 +329,7 @@ def _known_lines(known: dict[str, Any], per_line: int = 5) -> list[str]:
             if key.startswith("with the ")
         ]
         lines.append(f"{name} ({row['tiles']} tiles): {row['shipped']:.3f} →")
-        lines += [
-            "    " + ", ".join(withs[i : i + per_line]) for i in range(0, len(withs), per_line)
-        ]
+        lines += [", ".join(withs[i : i + per_line]) for i in range(0, len(withs), per_line)]
     return lines
 
 
