@@ -38,6 +38,9 @@ class PtyEndpoint:
     """The table on the master side of a pty; the host opens :attr:`path` with pyserial."""
 
     def __init__(self, link_dir: str | None = None, name: str = "table") -> None:
+        # a folder given is the caller's (the demo's table reuses its own for every session):
+        # only one made here is removed on close
+        self._own_dir = link_dir is None
         self._dir = link_dir or tempfile.mkdtemp(prefix="mjref-table-")
         self.path = os.path.join(self._dir, name)
         self.dropped_bytes = 0
@@ -134,8 +137,9 @@ class PtyEndpoint:
 
     async def close(self) -> None:
         await self.vanish()
-        with contextlib.suppress(OSError):
-            os.rmdir(self._dir)
+        if self._own_dir:
+            with contextlib.suppress(OSError):
+                os.rmdir(self._dir)
 
 
 class TcpEndpoint:
