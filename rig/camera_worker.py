@@ -5,8 +5,9 @@
 referee/fusion/) and speaks JSON lines, like ``rig.voice_worker``:
 
 - stdin, from the rig: one event envelope a line, each event of the table's log (first the
-  whole log, then what the other inputs add): fusion's engine follows them, so the camera's
-  actions are judged against the same hand (the deal, the table's dice, heard calls).
+  whole log, closed by the line ``{"caught_up":true}``, then what the other inputs add):
+  fusion's engine follows them, so the camera's actions are judged against the same hand (the
+  deal, the table's dice, heard calls). Nothing is read from the source before that line.
 - stdout, to the rig: ``{"event": ENVELOPE}`` a game action the camera saw (observations stay
   here; the action cites its frame and ``video:<start>-<end>``), ``{"alert": {...}}`` a change
   no legal action explains (FUSION-…), ``{"notice": TEXT}`` (calibrated, moved),
@@ -49,6 +50,7 @@ from referee.fusion import Fusion
 from referee.game.state import Phase
 from referee.game.table import Table
 from rig.evidence.tee import CameraTee
+from rig.inputs.camera import CAUGHT_UP
 from vision.calibrate import Calibration, CalibrationError
 from vision.camera import TableReader
 from vision.capture import CaptureError, frame_rate, live_frames, read_file
@@ -72,6 +74,7 @@ class Follower:
     def __init__(self) -> None:
         self.last_frame = -1  # the last frame of this hand's video an action in the log cites
         self.deal: Event | None = None  # this hand's deal, once the log has it
+        self.caught_up = False  # the whole log the rig had at the start is followed
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -91,6 +94,9 @@ class Follower:
             timeout = None
             if line is None:  # the rig went away: so do we
                 raise SystemExit(0)
+            if line.strip() == CAUGHT_UP:
+                self.caught_up = True
+                continue
             event = parse_line(line)
             try:
                 fusion.follow(event)
@@ -208,7 +214,13 @@ def _watch(args: argparse.Namespace, reader: TableReader, tee: CameraTee | None)
     follower = Follower()
     actions: list[Event] = []
     fusion = Fusion(Table(), 0, on_event=lambda e: actions.append(e))
+    # the whole log first: a part of it (the last hand's, its pipe not yet read through on a
+    # loaded machine) looked like a hand in play, and the new hand's first frames up to the
+    # last one that hand's actions cited were read without actions
     follower.apply(fusion, 0.2)
+    while not follower.caught_up:
+        say({"alive": 0})
+        follower.apply(fusion, ALIVE_EVERY)
     switched_on = args.now  # when the rig started this worker (its start-up is not the film's)
     while not live_source and not _broken(fusion.table):
         say({"alive": 0})  # a file waits for its hand's wall to be broken

@@ -82,6 +82,7 @@ class VideoRecording:
         return out
 
 
+CAUGHT_UP = '{"caught_up":true}'  # the line after the log the worker is given at its start
 WIND_DOWN_S = 3.0  # a recording worker told to stop finishes its open segment in this time
 
 
@@ -136,6 +137,7 @@ class CameraInput(Input):
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         for ev in self.history():
             proc.stdin.write(ev.model_dump_json().encode() + b"\n")
+        proc.stdin.write(CAUGHT_UP.encode() + b"\n")  # nothing is read before the whole log
         self._stdin = proc.stdin
         ended = False
         try:

@@ -118,3 +118,49 @@ def test_camera_config_needs_exactly_one_of_source_or_file(tmp_path: Path) -> No
         parse({"camera": {}})
     assert "exactly one of source" in str(err.value)
     assert parse({"camera": {"source": "0"}}).camera is not None
+
+
+@pytest.mark.slow
+def test_the_worker_reads_no_frame_before_it_has_followed_the_whole_log(clip: Path) -> None:
+    """A worker given the first part of the log (a hand already dealt: the last hand's, its
+    pipe not yet read through on a loaded machine) waits for the rest before its first frame;
+    it once took that part for the hand it films and read the frames up to the last one that
+    hand's actions cited without actions (T1 hand 2: its first 22 actions lost)."""
+    import json
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from rig.inputs.camera import CAUGHT_UP
+
+    events = list(game())
+    deal = next(i for i, e in enumerate(events) if e.type == "deal")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rig.camera_worker", "--source", str(clip), "--now", "0"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    said: list[dict[str, object]] = []
+    reading = threading.Thread(target=lambda: said.extend(json.loads(x) for x in proc.stdout))
+    reading.start()
+    try:
+        for e in events[: deal + 1]:  # a hand dealt: enough to look like one in play
+            proc.stdin.write(e.model_dump_json() + "\n")
+        proc.stdin.flush()
+        time.sleep(4.0)  # waiting on the worker process, which would read its frames now
+        assert said and all(m == {"alive": 0} for m in said), said[:5]
+        proc.stdin.write(CAUGHT_UP + "\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 120
+        while not any("end" in m for m in said):
+            assert time.monotonic() < deadline, "the worker did not read its file"
+            time.sleep(0.2)
+    finally:
+        proc.stdin.close()
+        proc.wait(30)
+        reading.join(10)
+    seen = [m["event"] for m in said if "event" in m]
+    assert any(isinstance(e, dict) and e.get("type") == "discard" for e in seen)
