@@ -28,6 +28,7 @@ TAIL_S = 1.0  # audio after the exposure a claim waits for (a call running into 
 WINDOW_S = 20.0  # conduct: each analysis sees this much (a phone's rings, a long talk) …
 HOP_S = 5.0  # … every this much new audio
 SETTLE_S = 2.0  # a conduct event ending this close to the analysed end waits for the next pass
+FIRST_S = 5.0  # a claim heard before the calibration is done is answered on this much or more
 
 
 class TableListener:
@@ -47,6 +48,7 @@ class TableListener:
         self.ring_n = int(ring_s * SR)
         self.spotter = spotter
         self.calibration: VenueCalibration | None = None
+        self.provisional = False  # calibrated on the first seconds only, for a claim's sake
         self.blocks: deque[tuple[int, Audio]] = deque()  # (first sample, block)
         self.samples = 0  # samples heard so far
         self.analysed = 0  # conduct: analysed up to this sample
@@ -68,19 +70,18 @@ class TableListener:
         ):
             self.blocks.popleft()
         out: list[Message] = []
-        if self.calibration is None and self.samples >= self.calibrate_s * SR:
+        if (self.calibration is None or self.provisional) and self.samples >= self.calibrate_s * SR:
             out += self._calibrate()
-        if self.calibration is not None:
+        if self.calibration is not None and not self.provisional:
             while self.samples - self.analysed >= HOP_S * SR:
                 out += self._conduct(self.analysed + int(HOP_S * SR))
-            out += self._answer()
-        return out
+        return out + self._answer()
 
     def finish(self) -> list[Message]:
         """The source ended: calibrate on what there is, analyse the rest, answer every claim."""
         self.ended = True
         out: list[Message] = []
-        if self.calibration is None and self.samples >= SR:
+        if (self.calibration is None or self.provisional) and self.samples >= SR:
             out += self._calibrate()
         if self.calibration is not None and self.samples > self.analysed:
             out += self._conduct(self.samples, final=True)
@@ -102,21 +103,21 @@ class TableListener:
 
     # ---- calibration -----------------------------------------------------------------------
 
-    def _calibrate(self) -> list[Message]:
+    def _calibrate(self, provisional: bool = False) -> list[Message]:
+        """The noise floors and clack level of the first ``calibrate_s`` heard (``provisional``:
+        of what is heard so far, for a claim that cannot wait; the full stretch follows)."""
         start, head = self.segment(0.0, self.calibrate_s)
         self.calibration = calibrate_venue(head, self.calibrate_s)
+        self.provisional = provisional
         floors = self.calibration.floors.array().mean(axis=0)
-        return [
-            {
-                "calibrated": {
-                    "from_s": round(start, 2),
-                    "seconds": round(len(head) / SR, 2),
-                    "floors_db": [round(float(f), 1) for f in floors],
-                    "clack_db": round(self.calibration.clack_db, 1),
-                    "seats": self.seats,
-                }
-            }
-        ]
+        cal = {
+            "from_s": round(start, 2),
+            "seconds": round(len(head) / SR, 2),
+            "floors_db": [round(float(f), 1) for f in floors],
+            "clack_db": round(self.calibration.clack_db, 1),
+            "seats": self.seats,
+        }
+        return [{"calibrated": cal | ({"provisional": True} if provisional else {})}]
 
     # ---- claims --------------------------------------------------------------------------
 
@@ -124,14 +125,24 @@ class TableListener:
         """Check ``claim`` once its window is heard (at once if it already is)."""
         self.pending.append(claim)
         self.windows.append((claim.t_discard - PRE_S, claim.t_exposed + TAIL_S))
-        return self._answer() if self.calibration is not None or self.ended else []
+        return self._answer()
 
     def _answer(self) -> list[Message]:
+        """The claims whose windows are heard. One heard before the calibration is done does
+        not wait for it (each hand's first claim fell in the first 30 s of a session and its
+        alert came up to 22 s late): the floors are measured on the ``FIRST_S`` or more heard
+        so far, and measured again on the whole stretch once it is heard."""
         ready = [
             c for c in self.pending if self.ended or self.samples >= (c.t_exposed + TAIL_S) * SR
         ]
+        out: list[Message] = []
+        if ready and self.calibration is None:
+            if self.samples < FIRST_S * SR and not self.ended:
+                return out
+            if self.samples >= SR:
+                out += self._calibrate(provisional=self.samples < self.calibrate_s * SR)
         self.pending = [c for c in self.pending if c not in ready]
-        return [{"verdict": self._verify(c)} for c in ready]
+        return out + [{"verdict": self._verify(c)} for c in ready]
 
     def _verify(self, claim: Claim) -> Message:
         t0, t1 = claim.t_discard - PRE_S, claim.t_exposed + TAIL_S

@@ -103,3 +103,35 @@ def test_the_table_learnt_over_the_session_decides_a_claim_its_window_alone_cann
         Claim("5", "N", "pung", 3.0, 4.5, discarder="E")
     )
     assert alone.spoken is None and "S's voice reaches" in alone.reason
+
+
+@pytest.mark.slow
+def test_a_claim_in_the_first_seconds_is_answered_before_the_calibration_is_done(
+    say: Callable[..., Audio],
+) -> None:
+    """Each hand's first claim fell in the first 30 s a listener hears (the calibration's
+    stretch) and waited for it: its alert came up to 22 s late. It is answered once its
+    window is heard, on floors measured from what is heard so far, and rightly."""
+    rng = np.random.default_rng(23)
+    scene = Scene(40, rng)
+    for t in np.arange(0.7, 39.5, 1.9):
+        scene.add(int(rng.integers(4)), tile_clack(rng), float(t), -24 + float(rng.uniform(-2, 2)))
+    scene.add(1, say("peng4", "cmn-latn-pinyin"), 12.4, -14)  # S calls its pung
+    x = scene.render()
+    chow = Claim("9", "E", "chow", 8.0, 9.5, discarder="N")  # not said
+    pung = Claim("7", "S", "pung", 12.0, 13.5, discarder="E")
+    listener = TableListener(["E", "S", "W", "N"], calibrate_s=30)
+    when: dict[str, float] = {}
+    cals: list[dict[str, Any]] = []
+    for i in range(0, len(x), 1280):
+        if i == 1280 * 125:  # at 10 s: both asked as the rig would, after each exposure
+            listener.request(chow)
+            listener.request(pung)
+        for m in listener.feed(x[i : i + 1280]):
+            if "verdict" in m:
+                when[m["verdict"]["id"]] = (i + 1280) / 16000
+                assert m["verdict"]["spoken"] is (m["verdict"]["id"] == "7")
+            cals += [m["calibrated"]] if "calibrated" in m else []
+    assert when["9"] <= 10.6 and when["7"] <= 14.6  # a second after each exposure
+    assert [c.get("provisional", False) for c in cals] == [True, False]
+    assert cals[-1]["seconds"] == 30.0
