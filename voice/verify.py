@@ -53,6 +53,7 @@ MIN_SPEECH_S = 0.1
 DROWNED_DB = 15.0  # one microphone this far over its floor throughout: nothing can be told
 CAMERA_LAG_S = 1.0  # a discard or draw the camera logged moved about this long before (its
 # settle time: bench/table_vision.py's median latency is 0.7 s)
+OPEN_MAX_S = 10.0  # a discard logged with its claim: its window opens at most this long before
 AROUND_S = 0.15  # the claimer's utterance as the spotter hears it: this much on either side …
 QUIET_PERCENTILE = 20  # … and its context no louder than the microphone's quiet (this percentile)
 CALL_S = 0.3  # the shortest call: a stretch this long where one could hide makes silence unsure
@@ -371,6 +372,8 @@ class ClaimWindows:
 
     def __init__(self) -> None:
         self.last_discard: tuple[str, float] | None = None
+        self.discard_logged: tuple[float, bool, float | None] | None = None  # ts, by the camera,
+        # when the tile before it moved
         self.last_draw: tuple[str, float] | None = None
         self.own_turn = False  # the last tile moved was a draw (own turn) rather than a discard
         self.turn_began: float | None = None  # when the last tile before a draw moved
@@ -379,10 +382,12 @@ class ClaimWindows:
         p = ev.payload
         seat = getattr(p, "seat", None)
         name = seat.name if seat is not None else None
+        before = self.turn_began
         if isinstance(p, (Discard, Chow, Pung, Kong)):
             self.turn_began = _landed(ev)
         if isinstance(p, Discard):
             self.last_discard, self.own_turn = (p.seat.name, _landed(ev)), False
+            self.discard_logged = (ev.ts, ev.source is Source.VISION, before)
         elif isinstance(p, (Draw, ReplacementDraw)):
             drawn = _landed(ev)
             if ev.source is Source.VISION and self.turn_began is not None:
@@ -393,11 +398,11 @@ class ClaimWindows:
             self.last_draw, self.own_turn = (p.seat.name, drawn), True
         elif isinstance(p, (Chow, Pung)) and self.last_discard is not None:
             kind: ClaimKind = "chow" if isinstance(p, Chow) else "pung"
-            return _claim(ev, name, kind, self.last_discard, False)
+            return _claim(ev, name, kind, self._claimed(ev), False)
         elif isinstance(p, Kong):
             claim = None
             if p.kind is KongKind.EXPOSED and self.last_discard is not None:
-                claim = _claim(ev, name, "kong", self.last_discard, False)
+                claim = _claim(ev, name, "kong", self._claimed(ev), False)
             elif self.last_draw is not None:
                 claim = _claim(ev, name, "kong", self.last_draw, True)
             self.last_discard = (p.seat.name, ev.ts)  # an added kong may be robbed
@@ -407,8 +412,22 @@ class ClaimWindows:
             if self.own_turn and draw is not None and draw[0] == name:
                 return _claim(ev, name, "selfdraw", draw, True)
             if self.last_discard is not None:
-                return _claim(ev, name, "win", self.last_discard, False)
+                return _claim(ev, name, "win", self._claimed(ev), False)
         return None
+
+    def _claimed(self, exposure: Event) -> tuple[str, float]:
+        """The discard an exposure claims, and when it landed. One the camera logged with the
+        claim (the tile taken before it settled in the river) landed at some time after the
+        tile before it moved: the window opens there, or the call made before the camera's
+        log falls outside it (false WMC-5.2 proposals in the live demo, their clips starting
+        after the call)."""
+        assert self.last_discard is not None
+        seat, landed = self.last_discard
+        if self.discard_logged is not None:
+            logged, by_camera, before = self.discard_logged
+            if by_camera and before is not None and exposure.ts - logged < CAMERA_LAG_S:
+                landed = min(landed, max(before, exposure.ts - OPEN_MAX_S))
+        return seat, landed
 
 
 def _landed(ev: Event) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.events import Discard, Draw, Event, Source, WinDeclared, make_event
+from referee.events import Discard, Draw, Event, Pung, Source, WinDeclared, make_event
 from referee.hands import Wind
 from voice.verify import CAMERA_LAG_S, claims_from_events
 
@@ -32,3 +32,29 @@ def test_a_draw_the_camera_logged_with_the_win_opens_the_window_when_the_turn_be
 def test_a_draw_timed_by_whoever_saw_it_keeps_its_time() -> None:
     (claim,) = claims_from_events(_self_drawn_win(Source.SIMULATOR))
     assert claim.t_discard == 16.0
+
+
+def _pung_with_its_discard(gap: float) -> list[Event]:
+    """N discards at 20 s; E draws; the camera logs E's draw and discard at 26 s and, ``gap``
+    s later, S's pung of it."""
+    return [
+        make_event(Discard(seat=Wind.N, tile=3), seq=0, ts=20.0, source=Source.VISION),
+        make_event(Draw(seat=Wind.E), seq=1, ts=26.0, source=Source.VISION),
+        make_event(Discard(seat=Wind.E, tile=5), seq=2, ts=26.0, source=Source.VISION),
+        make_event(Pung(seat=Wind.S), seq=3, ts=26.0 + gap, source=Source.VISION),
+    ]
+
+
+def test_a_discard_logged_with_its_claim_opens_the_window_when_the_tile_before_moved() -> None:
+    """The camera logged the discard and the pung in one frame (the tile taken before it
+    settled): the window was [25.0 - PRE_S, 26.4] while S had called at 24.5, as soon as E let
+    go of it: a false WMC-5.2, its clip starting after the call."""
+    (claim,) = claims_from_events(_pung_with_its_discard(0.0))
+    assert (claim.kind, claim.seat, claim.discarder) == ("pung", "S", "E")
+    assert claim.t_discard == pytest.approx(20.0 - CAMERA_LAG_S)
+    assert claim.t_exposed == 26.0
+
+
+def test_a_discard_that_settled_before_its_claim_keeps_its_time() -> None:
+    (claim,) = claims_from_events(_pung_with_its_discard(3.0))
+    assert claim.t_discard == pytest.approx(26.0 - CAMERA_LAG_S)

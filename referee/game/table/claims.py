@@ -294,7 +294,7 @@ class Claims(Turns):
                 seat,
                 severity=Severity.WARNING,
                 penalty="warning",
-                evidence=(p.claim_seq,),
+                evidence=(p.claim_seq, self._seq),
             )
             return
         self._finding(
@@ -305,7 +305,7 @@ class Claims(Turns):
             severity=Severity.WARNING,
             penalty="points",
             points=UNSPOKEN_POINTS,
-            evidence=(p.claim_seq,),
+            evidence=(p.claim_seq, self._seq),
         )
 
     def _priority_heard(self, p: ClaimCheck, seat: Wind, kind: str) -> None:

@@ -36,7 +36,9 @@ def test_wmc_5_2_claim_checked_after_the_exposure() -> None:
     step = check(s, pung, "N", "pung", False, reason="no speech at the claimer's seat")
     [alert] = step.alerts
     assert (alert.rule, alert.seat, alert.rejected) == ("WMC-5.2", Wind.N, False)
-    assert alert.penalty == "warning" and alert.evidence == (pung.cause.seq,)  # type: ignore[union-attr]
+    # the evidence is every event the ruling read: the exposure and the check (its clip)
+    assert alert.penalty == "warning"
+    assert alert.evidence == (pung.cause.seq, step.cause.seq)  # type: ignore[union-attr]
     assert "no speech at the claimer's seat" in alert.message
     assert not check(s, pung, "N", "pung", False).alerts  # answered once only
 
