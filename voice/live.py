@@ -20,11 +20,13 @@ from voice.audio_io import SR, Audio
 from voice.conduct import ConductDetectors, ConductEvent, VenueCalibration, calibrate_venue
 from voice.events import Seat
 from voice.seats import SeatActivity, TableAcoustics, band_levels
-from voice.verify import PRE_S, Claim, ClaimVerifier, Spotter, Verdict
+from voice.verify import POST_S, PRE_S, Claim, ClaimVerifier, Spotter, Verdict
 
 Message = dict[str, Any]
 LEAD_S = 3.0  # audio before the discard the verifier sees (the speech runs' context)
-TAIL_S = 1.0  # audio after the exposure a claim waits for (a call running into the showing)
+TAIL_S = POST_S + 0.2  # audio after the exposure a claim waits for: its window (a call running
+# into the showing) and long enough to hear a call begun at the window's end
+CLIP_AFTER_S = 1.0  # the referee's clip of a claim runs this long past its window
 WINDOW_S = 20.0  # conduct: each analysis sees this much (a phone's rings, a long talk) …
 HOP_S = 5.0  # … every this much new audio
 SETTLE_S = 2.0  # a conduct event ending this close to the analysed end waits for the next pass
@@ -145,7 +147,7 @@ class TableListener:
         return out + [{"verdict": self._verify(c)} for c in ready]
 
     def _verify(self, claim: Claim) -> Message:
-        t0, t1 = claim.t_discard - PRE_S, claim.t_exposed + TAIL_S
+        t0, t1 = claim.t_discard - PRE_S, claim.t_exposed + POST_S + CLIP_AFTER_S
         clip = {"t0": round(max(0.0, t0), 2), "t1": round(t1, 2)}
         start, seg = self.segment(claim.t_discard - LEAD_S, claim.t_exposed + TAIL_S + 0.5)
         if self.calibration is None:

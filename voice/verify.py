@@ -436,6 +436,15 @@ def _landed(ev: Event) -> float:
     return ev.ts - (CAMERA_LAG_S if ev.source is Source.VISION else 0.0)
 
 
+def _shown(ev: Event) -> float:
+    """When an exposure was shown, at the latest: the camera sees tiles laid down only once the
+    hand that laid them has left them (an arm leaves 0.6 s after, and the table settles), so
+    an exposure it logged was shown ``POST_S`` or more before; a call running into the showing
+    is still in the window that ends ``POST_S`` after this, where the camera logged it. The
+    check, answered once that much is heard, no longer waits a second past the camera's log."""
+    return ev.ts - (POST_S if ev.source is Source.VISION else 0.0)
+
+
 def claims_from_events(events: Sequence[Event]) -> list[Claim]:
     """The claims, kongs and wins of a whole log (:class:`ClaimWindows`)."""
     windows = ClaimWindows()
@@ -450,7 +459,7 @@ def _claim(
         seat,  # type: ignore[arg-type]
         kind,
         before[1],
-        ev.ts,
+        _shown(ev),
         own,
         None if own else before[0],  # type: ignore[arg-type]
     )

@@ -6,7 +6,7 @@ import pytest
 
 from referee.events import Discard, Draw, Event, Pung, Source, WinDeclared, make_event
 from referee.hands import Wind
-from voice.verify import CAMERA_LAG_S, claims_from_events
+from voice.verify import CAMERA_LAG_S, POST_S, claims_from_events
 
 
 def _self_drawn_win(source: Source) -> list[Event]:
@@ -26,7 +26,7 @@ def test_a_draw_the_camera_logged_with_the_win_opens_the_window_when_the_turn_be
     (claim,) = claims_from_events(_self_drawn_win(Source.VISION))
     assert (claim.kind, claim.seat) == ("selfdraw", "S")
     assert claim.t_discard == pytest.approx(10.0 - CAMERA_LAG_S)
-    assert claim.t_exposed == 16.0
+    assert claim.t_exposed == pytest.approx(16.0 - POST_S)  # shown before the camera saw it
 
 
 def test_a_draw_timed_by_whoever_saw_it_keeps_its_time() -> None:
@@ -52,7 +52,7 @@ def test_a_discard_logged_with_its_claim_opens_the_window_when_the_tile_before_m
     (claim,) = claims_from_events(_pung_with_its_discard(0.0))
     assert (claim.kind, claim.seat, claim.discarder) == ("pung", "S", "E")
     assert claim.t_discard == pytest.approx(20.0 - CAMERA_LAG_S)
-    assert claim.t_exposed == 26.0
+    assert claim.t_exposed == pytest.approx(26.0 - POST_S)
 
 
 def test_a_discard_that_settled_before_its_claim_keeps_its_time() -> None:

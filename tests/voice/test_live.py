@@ -50,7 +50,8 @@ def test_a_session_heard_block_by_block(say: Callable[..., Audio]) -> None:
     assert set(verdicts) == {"7", "9", "11"}
     assert verdicts["7"]["spoken"] is True and verdicts["7"]["seat_heard"] == "S"
     assert abs(verdicts["7"]["onset"] - 30.4) < 0.1
-    assert (verdicts["7"]["t0"], verdicts["7"]["t1"]) == (29.7, 32.5)  # the clip, stream time
+    # the clip, stream time: from the window's start to a second past its end
+    assert (verdicts["7"]["t0"], verdicts["7"]["t1"]) == (29.7, 32.9)
     assert verdicts["9"]["spoken"] is False and verdicts["9"]["rule"] == "WMC-5.2"
     assert verdicts["11"]["spoken"] is not True  # the end: answered with what there is
     order = [m["verdict"]["id"] for m in out if "verdict" in m]
