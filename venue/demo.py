@@ -53,12 +53,12 @@ from rig.inputs import Draft, Input
 from rig.runtime import Rig
 from venue.demo_media import (
     ACTIONS,
+    FILM_AFTER_DEAL_S,
     HANDS,
     LEAD_S,
-    STOP,
     HandMedia,
     drop_frames,
-    hand_media,
+    made,
     prune_stale,
 )
 
@@ -96,6 +96,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int_in(0, 2**31), default=SEED, help="the first hand's seed")
     p.add_argument("--cache", type=Path, default=Path("build/demo-cache"), help="media cache")
     p.add_argument("--out", type=Path, default=Path("build/demo"), help="logs, dashboard data")
+    p.add_argument(
+        "--soak",
+        type=float_in(1.0, 24 * 60.0),
+        metavar="MINUTES",
+        help="play the tables this long, then print per table and hand whether the record, the "
+        "score and the findings equal the simulation's and how long each alert took to show",
+    )
     p.add_argument(
         "--drop-frames",
         metavar="START-END",
@@ -136,6 +143,9 @@ class HandRecord:
     scored: dict[str, Any] | None = None
     finished: bool = False
     findings: list[Finding] = field(default_factory=list)  # what the rig raised this hand
+    session: str = ""
+    filmed_at: float | None = None  # the monotonic time of the video's first frame
+    ended_at: float | None = None  # the monotonic time the record was taken
 
     def actions(self) -> list[tuple[str, str, str | None]]:
         return [_key(e) for e in as_corrected(self.log) if e.type in ACTIONS]
@@ -155,27 +165,62 @@ class HandRecord:
         return scored
 
     @functools.cached_property
-    def planted(self) -> list[Finding]:
-        """The findings this hand was made to raise: the core's own on the simulated log (whose
-        every call is spoken) with the calls its audio leaves unspoken taken out."""
+    def planted_at(self) -> list[tuple[Finding, float]]:
+        """The findings this hand was made to raise, each with the simulated time of the event
+        that raised it: the core's own on the simulated log (whose every call is spoken) with
+        the calls its audio leaves unspoken taken out."""
         silent = list(self.media.unspoken)  # "N chow"
         duty = RefereeTable()
         for e in self.media.before:
             duty.apply(e)
-        out: list[Finding] = []
+        out: list[tuple[Finding, float]] = []
         seq = self.media.events[0].seq
         for e in self.media.events:
             p = e.payload
             if isinstance(p, Call) and f"{p.seat.name} {p.call}" in silent:
                 silent.remove(f"{p.seat.name} {p.call}")
                 continue
-            out += findings(duty.apply(e.model_copy(update={"seq": seq})).outputs())
+            out += [
+                (f, e.ts) for f in findings(duty.apply(e.model_copy(update={"seq": seq})).outputs())
+            ]
             seq += 1  # (numbered on without the calls taken out)
         return sorted(out)
 
+    @property
+    def planted(self) -> list[Finding]:
+        return [f for f, _ in self.planted_at]
+
+    def on_film(self, t: float) -> float | None:
+        """The monotonic time at which the video showed what happened at simulated time ``t``."""
+        if self.filmed_at is None:
+            return None
+        return self.filmed_at + t - (self.media.events[self.media.deal].ts + FILM_AFTER_DEAL_S)
+
+    def differences(self) -> list[str]:
+        """Where the record parts from the simulation, in words (none when they agree)."""
+        out = [] if self.finished else ["the hand did not end in the record"]
+        got, want = self.actions(), self.truth()
+        first = next((i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w), None)
+        if first is None and len(got) != len(want):
+            first = min(len(got), len(want))
+        if first is not None:
+            out.append(
+                f"action {first + 1} differs: the rig logged "
+                f"{got[first] if first < len(got) else 'nothing'}, the simulator "
+                f"{want[first] if first < len(want) else 'nothing'}"
+            )
+        if self.scored != self.true_score:
+            out.append(f"score {self.scored} differs from {self.true_score}")
+        raised, planted = Counter(self.findings), Counter(self.planted)
+        for what, extra in (
+            ("raised, not planted", raised - planted),
+            ("planted, not raised", planted - raised),
+        ):
+            out += [f"finding {rule} at {seat} {what}" for rule, seat in sorted(extra.elements())]
+        return out
+
     def agree(self) -> bool:
-        same = self.actions() == self.truth() and self.scored == self.true_score
-        return self.finished and same and self.findings == self.planted
+        return not self.differences()
 
 
 Finding = tuple[str, str]  # (rule, seat or "-"): an alert a referee is shown (info aside)
@@ -211,6 +256,7 @@ class DemoTable:
         self.rig: Rig | None = None
         self.records: list[HandRecord] = []
         self.announce = False  # say when the table is live (the demo's console)
+        self.console = False  # say each hand's agreement with the simulation as it ends
 
     async def play(
         self, hands: AsyncIterator[HandMedia], session: str, video: Path | None = None
@@ -271,7 +317,7 @@ class DemoTable:
         restarted mid-hand)."""
         from table_io.messages import DiceResult, SetComplete, WallRaised
 
-        rec = HandRecord(media)
+        rec = HandRecord(media, session=rig.session_id)
         self.records.append(rec)
         events, truth = media.events, [*media.before, *media.events[: media.deal]]
         names = tuple(f"{self.table_id}-{c}" for c in ("Ann", "Bo", "Chen", "Dai"))
@@ -302,6 +348,7 @@ class DemoTable:
             while rig.clock.now() < t_audio0 + LEAD_S:
                 await asyncio.sleep(0.02)
         seeing = rig.camera_input(CameraSection(source=str(camera)))
+        rec.filmed_at = time.monotonic()  # the worker's first frame is at its start (at once)
         rig.replace_input(seeing)
         length = events[-1].ts - events[media.deal].ts
 
@@ -324,6 +371,14 @@ class DemoTable:
         rec.findings = findings(o for o in rig.outputs if o.cause >= start)
         scored = [o for o in rig.outputs if o.type == "hand_scored"]
         rec.scored = _score(scored[-1].payload) if rec.finished and scored else None
+        rec.ended_at = time.monotonic()
+        differs = rec.differences()
+        if self.console:
+            state = "differs from" if differs else "agrees with"
+            print(f"{self.table_id}: hand {media.hand + 1} {state} the simulation", flush=True)
+        if differs:  # the simulation knows what happened: the referees are told it differs
+            what = f"hand {media.hand + 1} differs from the simulation: " + "; ".join(differs)
+            rig.alert("simulation", "critical", what[:300])
 
 
 def _mqtt_bus(cfg: Any) -> Bus:
@@ -394,6 +449,12 @@ def main(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.soak is not None and (args.smoke or args.mqtt):
+        print(
+            "mjref demo: --soak plays the live venue in this process: not with --smoke or --mqtt",
+            file=sys.stderr,
+        )
+        return 2
     if not (args.smoke or args.only_table):
         try:
             args.listen = dashboard_socket(args.port)
@@ -420,7 +481,6 @@ def main(args: argparse.Namespace) -> int:
         print("demo stopped", file=sys.stderr)
         return 0
     finally:
-        STOP.set()  # a render still running in a thread gives up
         left = asyncio.all_tasks(loop)  # as asyncio.run does: what is left ends before the loop
         for t in left:
             t.cancel()
@@ -442,7 +502,7 @@ def _fresh(out: Path, table: str) -> None:
 async def smoke(args: argparse.Namespace, drop: tuple[float, float] | None) -> int:
     video = None
     if drop is not None:
-        first = await asyncio.to_thread(hand_media, args.cache, args.seed, 0, args.speed)
+        first = await made(args.cache, args.seed, 0, args.speed)
         video = drop_frames(first.video, args.out / "dropped.avi", *drop)
     _fresh(args.out, "T1")
     with tempfile.TemporaryDirectory() as tmp:
@@ -472,26 +532,8 @@ async def smoke(args: argparse.Namespace, drop: tuple[float, float] | None) -> i
 
 def _explain(rec: HandRecord) -> None:
     print(f"mjref demo: hand {rec.media.hand + 1} does not agree", file=sys.stderr)
-    got, want = rec.actions(), rec.truth()
-    first = next((i for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w), None)
-    if first is None and len(got) != len(want):
-        first = min(len(got), len(want))
-    if first is not None:
-        print(
-            f"mjref demo: action {first + 1} differs: the rig logged "
-            f"{got[first] if first < len(got) else 'nothing'}, the simulator "
-            f"{want[first] if first < len(want) else 'nothing'}",
-            file=sys.stderr,
-        )
-    if rec.scored != rec.true_score:
-        print(f"mjref demo: score {rec.scored} differs from {rec.true_score}", file=sys.stderr)
-    raised, planted = Counter(rec.findings), Counter(rec.planted)
-    for what, extra in (
-        ("raised, not planted", raised - planted),
-        ("planted, not raised", planted - raised),
-    ):
-        for rule, seat in sorted(extra.elements()):
-            print(f"mjref demo: finding {rule} at {seat} {what}", file=sys.stderr)
+    for line in rec.differences():
+        print(f"mjref demo: {line}", file=sys.stderr)
 
 
 async def serve(args: argparse.Namespace, stopping: asyncio.Event) -> int:
@@ -527,19 +569,28 @@ async def serve(args: argparse.Namespace, stopping: asyncio.Event) -> int:
         flush=True,
     )
     tmp = tempfile.TemporaryDirectory()
+    until = None if args.soak is None else time.monotonic() + 60.0 * args.soak
+    plays = [TablePlay(t) for t in tables]
+    shown: list[Shown] = []
+    watching = asyncio.create_task(_watch_alerts(bus, shown)) if args.soak else None
     runs = [
         asyncio.create_task(
             _table_process(t, i, args, bus_url)
             if bus_url is not None
-            else _table_loop(t, i, args, bus_url, bus, Path(tmp.name)),
+            else _table_loop(t, i, args, bus_url, bus, Path(tmp.name), plays[i], until),
             name=t,
         )
         for i, t in enumerate(tables)
     ]
     stop = asyncio.create_task(stopping.wait())
+    waiting: list[asyncio.Future[Any]] = [stop, web]
+    if args.soak:  # the tables' last hands are played out, then the report
+        waiting.append(asyncio.ensure_future(asyncio.gather(*runs, return_exceptions=True)))
     try:
-        await asyncio.wait([stop, web], return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     finally:
+        if watching is not None:
+            watching.cancel()
         stop.cancel()
         for t in runs:
             t.cancel()
@@ -550,34 +601,153 @@ async def serve(args: argparse.Namespace, stopping: asyncio.Event) -> int:
         tmp.cleanup()
         if broker is not None:
             broker.close()
+    if args.soak:
+        return soak_report(plays, shown, args.soak)
     return 0
 
 
+Shown = tuple[str, str, str, float]  # (table, rule, seat or "-", monotonic time on the bus)
+
+
+async def _watch_alerts(bus: Bus, shown: list[Shown]) -> None:
+    """Every alert as it reaches the dashboard (the bus it ingests from), with the time."""
+    from rig.bus import topic_filter
+
+    sub = await bus.subscribe(topic_filter(bus.venue, None, "alerts"))
+    async for msg in sub:
+        p = msg.payload.get("payload")
+        if msg.payload.get("type") == "alert" and isinstance(p, dict):
+            shown.append(
+                (msg.table, str(p.get("rule")), str(p.get("seat") or "-"), time.monotonic())
+            )
+
+
+def alert_delays(rec: HandRecord, table: str, shown: list[Shown]) -> list[float | None]:
+    """How long after the moment it is about each planted finding reached the dashboard (None:
+    never, in its hand): the moment is when the video showed the event that raises it."""
+    out: list[float | None] = []
+    used: set[int] = set()
+    for (rule, seat), t in rec.planted_at:
+        moment = rec.on_film(t)
+        hit = next(
+            (
+                i
+                for i, (tb, r, st, at) in enumerate(shown)
+                if i not in used
+                and (tb, r, st) == (table, rule, seat)
+                and moment is not None
+                and rec.filmed_at is not None
+                and rec.filmed_at <= at <= (rec.ended_at or at) + VOICE_WAIT_S
+            ),
+            None,
+        )
+        if hit is None or moment is None:
+            out.append(None)
+        else:
+            used.add(hit)
+            out.append(round(shown[hit][3] - moment, 2))
+    return out
+
+
+def soak_report(plays: list[TablePlay], shown: list[Shown], minutes: float) -> int:
+    """Per table and hand: the record, the score and the findings against the simulation's, and
+    how long each planted finding took to reach the dashboard; then one JSON line. 0 when every
+    table played every session it began, every hand agrees and the alerts' p95 is ≤ 2 s."""
+    delays: list[float | None] = []
+    hands = agree = 0
+    for play in plays:
+        for rec in play.records:
+            d = alert_delays(rec, play.table, shown)
+            delays += d
+            hands += 1
+            agree += rec.agree()
+            same_actions = rec.actions() == rec.truth() and rec.finished
+            marks = (
+                f"record {'=' if same_actions else '≠'}",
+                f"score {'=' if rec.scored == rec.true_score else '≠'}",
+                f"findings {'=' if rec.findings == rec.planted else '≠'}",
+                "alerts shown after "
+                + ", ".join("never" if x is None else f"{x:.2f} s" for x in d),
+            )
+            print(f"{play.table} {rec.session} hand {rec.media.hand + 1}: " + "; ".join(marks))
+            for line in rec.differences():
+                print(f"    {line}")
+        for why in play.failed:
+            print(f"{play.table}: session {why}")
+    seen = sorted(x for x in delays if x is not None)
+    p95 = seen[min(len(seen) - 1, int(0.95 * len(seen)))] if seen else None
+    summary = {
+        "minutes": minutes,
+        "tables": len(plays),
+        "sessions": {p.table: len({r.session for r in p.records}) for p in plays},
+        "failed_sessions": sum(len(p.failed) for p in plays),
+        "hands": hands,
+        "agree": agree,
+        "alerts": len(delays),
+        "alerts_never_shown": sum(x is None for x in delays),
+        "alert_delay_s": {
+            "p50": seen[len(seen) // 2] if seen else None,
+            "p95": p95,
+            "max": seen[-1] if seen else None,
+        },
+    }
+    ok = (
+        hands > 0
+        and agree == hands
+        and summary["failed_sessions"] == 0
+        and summary["alerts_never_shown"] == 0
+        and p95 is not None
+        and p95 <= 2.0
+    )
+    print(json.dumps(summary | {"ok": ok}, sort_keys=True), flush=True)
+    return 0 if ok else 1
+
+
+@dataclass
+class TablePlay:
+    """What one table played: its hands' records and its sessions that failed."""
+
+    table: str
+    records: list[HandRecord] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # "S2: why"
+
+
 async def _table_loop(
-    table: str, index: int, args: argparse.Namespace, bus_url: str | None, bus: Bus, tmp: Path
+    table: str,
+    index: int,
+    args: argparse.Namespace,
+    bus_url: str | None,
+    bus: Bus,
+    tmp: Path,
+    play: TablePlay | None = None,
+    until: float | None = None,
 ) -> None:
-    """Sessions of simulated hands, one after the other; a rig that fails starts again."""
+    """Sessions of simulated hands, one after the other (none begun after the monotonic time
+    ``until``); a rig that fails starts again."""
     _fresh(args.out, table)
     link = tmp / table
     link.mkdir()
+    play = play or TablePlay(table)
     session = failed = 0
-    while failed < GIVE_UP_AFTER:
+    while failed < GIVE_UP_AFTER and (until is None or time.monotonic() < until):
         seed = args.seed + 100 * index + session
         session += 1
         demo = DemoTable(table, bus_url, bus, args.out, link)
-        demo.announce = session == 1
+        demo.announce, demo.console = session == 1, True
         try:
-            for rec in await demo.play(_hands(args, seed), f"S{session}"):
-                state = "agrees with" if rec.agree() else "differs from"
-                print(f"{table}: hand {rec.media.hand + 1} {state} the simulation", flush=True)
+            await demo.play(_hands(args, seed, until), f"S{session}")
             failed = 0
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a session that failed: the table goes on with the next
             failed += 1
+            play.failed.append(f"S{session}: {exc}")
             print(f"{table}: session {session} failed: {exc}", file=sys.stderr, flush=True)
             await asyncio.sleep(1.0)
-    print(f"{table}: stopped after {failed} failed sessions in a row", file=sys.stderr, flush=True)
+        finally:
+            play.records += demo.records
+    if failed >= GIVE_UP_AFTER:
+        print(f"{table}: stopped after {failed} failed sessions in a row", file=sys.stderr)
 
 
 async def _table_process(table: str, index: int, args: argparse.Namespace, bus_url: str) -> None:
@@ -619,22 +789,23 @@ async def one_table(args: argparse.Namespace, drop: tuple[float, float] | None) 
     seed = args.seed + 100 * args.index + args.session - 1
     with tempfile.TemporaryDirectory() as tmp:
         demo = DemoTable(table, args.bus, MemoryBus(), args.out, Path(tmp))
-        demo.announce = True
-        for rec in await demo.play(_hands(args, seed), f"S{args.session}"):
-            state = "agrees with" if rec.agree() else "differs from"
-            print(f"{table}: hand {rec.media.hand + 1} {state} the simulation", flush=True)
+        demo.announce = demo.console = True
+        await demo.play(_hands(args, seed), f"S{args.session}")
     return 0
 
 
-async def _hands(args: argparse.Namespace, seed: int) -> AsyncIterator[HandMedia]:
-    """The session's hands, each made (or found in the cache) while the one before plays."""
-    nxt = asyncio.create_task(asyncio.to_thread(hand_media, args.cache, seed, 0, args.speed))
+async def _hands(
+    args: argparse.Namespace, seed: int, until: float | None = None
+) -> AsyncIterator[HandMedia]:
+    """The session's hands, each made (or found in the cache) while the one before plays; none
+    begun after the monotonic time ``until``."""
+    nxt = asyncio.create_task(made(args.cache, seed, 0, args.speed))
     for hand in range(args.hands):
         media = await nxt
+        if until is not None and time.monotonic() >= until:
+            return
         if hand + 1 < args.hands:
-            nxt = asyncio.create_task(
-                asyncio.to_thread(hand_media, args.cache, seed, hand + 1, args.speed)
-            )
+            nxt = asyncio.create_task(made(args.cache, seed, hand + 1, args.speed))
         yield media
 
 

@@ -14,10 +14,14 @@ table audio, made once and kept in a cache folder keyed by the seed and this mod
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,11 +96,16 @@ def prune_stale(cache: Path) -> list[Path]:
     return stale
 
 
+def _folder(cache: Path, seed: int, hand: int, speed: float) -> Path:
+    return cache / f"v{VERSION}-seed{seed}-hand{hand}-x{speed:g}"
+
+
 def hand_media(cache: Path, seed: int, hand: int = 0, speed: float = 1.0) -> HandMedia:
     """Hand ``hand`` of the session ``seed``: made now unless the cache has it (each file
     written whole, then renamed, so an interrupted run leaves no half file)."""
-    folder = cache / f"v{VERSION}-seed{seed}-hand{hand}-x{speed:g}"
+    folder = _folder(cache, seed, hand, speed)
     folder.mkdir(parents=True, exist_ok=True)
+    _remove_stale_parts(folder)
     session = simulate(seed, speed)
     hands = split_hands(session)
     if not 0 <= hand < len(hands):
@@ -116,6 +125,59 @@ def hand_media(cache: Path, seed: int, hand: int = 0, speed: float = 1.0) -> Han
         meta.write_text(json.dumps({"unspoken": unspoken}), encoding="utf-8")
     said = tuple(str(c) for c in json.loads(meta.read_text(encoding="utf-8"))["unspoken"])
     return HandMedia(seed, hand, before, events, video, audio, said)
+
+
+def _remove_stale_parts(folder: Path) -> None:
+    """The part files (``video.PID.avi``, ``audio.PID.wav``) of a maker that is gone: a render
+    killed before it could remove its own (hundreds of MB each)."""
+    for part in folder.glob("*.*.*"):
+        pid = part.name.split(".")[1]
+        if pid.isdigit() and not _running(int(pid)):
+            part.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+MAKER_NICE = 10  # the maker's priority below the rigs': the cameras and microphones come first
+MAKER_STOP_S = 10.0  # a maker told to stop removes its part file within this long, or is killed
+
+
+async def made(cache: Path, seed: int, hand: int = 0, speed: float = 1.0) -> HandMedia:
+    """:func:`hand_media`, the making done by a process of its own at a lower priority: in a
+    thread of the demo it held the interpreter that runs the rigs and the dashboard (20–40 s of
+    Python drawing a hand: four tables' alerts came seconds late). Cancelled, the maker is
+    told to stop and removes its part file."""
+    folder = _folder(cache, seed, hand, speed)
+    if not all((folder / f).exists() for f in ("video.avi", "audio.wav", "meta.json")):
+        argv = [sys.executable, "-m", "venue.demo_media", str(cache), str(seed), str(hand)]
+        proc = await asyncio.create_subprocess_exec(
+            *argv, f"{speed:g}", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        try:
+            _, err = await proc.communicate()
+        except asyncio.CancelledError:
+            if proc.returncode is None:
+                proc.terminate()
+                try:
+                    await asyncio.wait_for(proc.wait(), MAKER_STOP_S)
+                except TimeoutError:
+                    proc.kill()
+                    await proc.wait()
+            raise
+        if proc.returncode != 0:
+            said = err.decode(errors="replace").strip().splitlines()
+            raise RuntimeError(
+                f"hand {hand} of seed {seed} not made: {said[-1] if said else proc.returncode}"
+            )
+    return await asyncio.to_thread(hand_media, cache, seed, hand, speed)
 
 
 def _writer(path: Path, fps: float, size: tuple[int, int]) -> cv2.VideoWriter:
@@ -205,3 +267,19 @@ def drop_frames(video: Path, out: Path, start: float, end: float) -> Path:
     cap.release()
     writer.release()
     return out
+
+
+def _make(argv: list[str]) -> int:
+    """``python -m venue.demo_media CACHE SEED HAND SPEED``: :func:`made`'s maker."""
+    os.nice(MAKER_NICE)
+    signal.signal(signal.SIGTERM, lambda *_: STOP.set())
+    cache, seed, hand, speed = Path(argv[0]), int(argv[1]), int(argv[2]), float(argv[3])
+    try:
+        hand_media(cache, seed, hand, speed)
+    except Stopped:
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_make(sys.argv[1:]))
