@@ -180,6 +180,8 @@ def test_a_rig_killed_mid_hand_restarts_and_nothing_is_lost(
         (("--speed", "0"), "--speed"),
         (("--port", "70000"), "--port"),
         (("--drop-frames", "soon"), "--drop-frames"),
+        (("--soak", "0"), "--soak"),
+        (("--soak", "5", "--mqtt"), "--soak"),
         (("--out", "/proc/version/demo"), "expected a folder it can write"),
     ],
 )
