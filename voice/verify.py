@@ -372,29 +372,34 @@ class ClaimWindows:
 
     def __init__(self) -> None:
         self.last_discard: tuple[str, float] | None = None
-        self.discard_logged: tuple[float, bool, float | None] | None = None  # ts, by the camera,
-        # when the tile before it moved
+        self.discard_logged: tuple[float, bool, float] | None = None  # ts, by the camera, and
+        # the earliest it may have landed had it not settled alone (see _claimed)
         self.last_draw: tuple[str, float] | None = None
         self.own_turn = False  # the last tile moved was a draw (own turn) rather than a discard
-        self.turn_began: float | None = None  # when the last tile before a draw moved
+        # the last tile moved (not drawn): when it was logged, when it moved as best known, and
+        # the earliest it may have moved had it not settled alone
+        self.last_move: tuple[float, float, float] | None = None
 
     def feed(self, ev: Event) -> Claim | None:
         p = ev.payload
         seat = getattr(p, "seat", None)
         name = seat.name if seat is not None else None
-        before = self.turn_began
         if isinstance(p, (Discard, Chow, Pung, Kong)):
-            self.turn_began = _landed(ev)
+            moved, earliest = self._moved(ev)
+            self.last_move = (ev.ts, moved, earliest)
         if isinstance(p, Discard):
-            self.last_discard, self.own_turn = (p.seat.name, _landed(ev)), False
-            self.discard_logged = (ev.ts, ev.source is Source.VISION, before)
+            # a discard the camera logged with the move before it (a pung and its discard in
+            # one frame: the arm over both) may have landed as soon as that move
+            self.last_discard = (p.seat.name, moved)
+            self.discard_logged = (ev.ts, ev.source is Source.VISION, earliest)
+            self.own_turn = False
         elif isinstance(p, (Draw, ReplacementDraw)):
             drawn = _landed(ev)
-            if ev.source is Source.VISION and self.turn_began is not None:
+            if ev.source is Source.VISION and self.last_move is not None:
                 # the camera logs a draw with the move that shows it (its discard, the win laid
                 # down): seconds late on a busy machine, so the draw is known only to have come
                 # after the tile moved before it, and the claimer's call may precede its log
-                drawn = min(drawn, self.turn_began)
+                drawn = min(drawn, self.last_move[1])
             self.last_draw, self.own_turn = (p.seat.name, drawn), True
         elif isinstance(p, (Chow, Pung)) and self.last_discard is not None:
             kind: ClaimKind = "chow" if isinstance(p, Chow) else "pung"
@@ -415,6 +420,18 @@ class ClaimWindows:
                 return _claim(ev, name, "win", self._claimed(ev), False)
         return None
 
+    def _moved(self, ev: Event) -> tuple[float, float]:
+        """When a move happened as best known, and the earliest it may have: as soon as the
+        move before it (at most ``OPEN_MAX_S`` before its log). A move the camera logged with
+        the one before it (a pung and its discard in one frame, the arm over both) did not
+        settle alone: it is known only to be no earlier than that one may have been."""
+        landed, last = _landed(ev), self.last_move
+        if last is None or ev.source is not Source.VISION:
+            return landed, landed
+        together = ev.ts - last[0] < CAMERA_LAG_S
+        earliest = min(landed, max(last[2] if together else last[1], ev.ts - OPEN_MAX_S))
+        return (earliest if together else landed), earliest
+
     def _claimed(self, exposure: Event) -> tuple[str, float]:
         """The discard an exposure claims, and when it landed. One the camera logged with the
         claim (the tile taken before it settled in the river) landed at some time after the
@@ -424,9 +441,9 @@ class ClaimWindows:
         assert self.last_discard is not None
         seat, landed = self.last_discard
         if self.discard_logged is not None:
-            logged, by_camera, before = self.discard_logged
-            if by_camera and before is not None and exposure.ts - logged < CAMERA_LAG_S:
-                landed = min(landed, max(before, exposure.ts - OPEN_MAX_S))
+            logged, by_camera, earliest = self.discard_logged
+            if by_camera and exposure.ts - logged < CAMERA_LAG_S:
+                landed = min(landed, earliest)
         return seat, landed
 
 

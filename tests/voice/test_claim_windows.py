@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.events import Discard, Draw, Event, Pung, Source, WinDeclared, make_event
+from referee.events import Chow, Discard, Draw, Event, Pung, Source, WinDeclared, make_event
 from referee.hands import Wind
 from voice.verify import CAMERA_LAG_S, POST_S, claims_from_events
 
@@ -58,3 +58,20 @@ def test_a_discard_logged_with_its_claim_opens_the_window_when_the_tile_before_m
 def test_a_discard_that_settled_before_its_claim_keeps_its_time() -> None:
     (claim,) = claims_from_events(_pung_with_its_discard(3.0))
     assert claim.t_discard == pytest.approx(26.0 - CAMERA_LAG_S)
+
+
+def test_a_discard_logged_with_the_pung_before_it_opens_the_window_at_that_pungs_time() -> None:
+    """The camera logged N's pung and N's discard in one frame (N's arm over both), and E's chow
+    of that discard 2.6 s later: E had called 1.8 s before the camera's log, as soon as N let
+    go of the tile, and a window opening a second before the log missed it (a false WMC-5.2 in
+    the soak). The discard may have landed as soon as the pung: the window opens there."""
+    events = [
+        make_event(Discard(seat=Wind.W, tile=3), seq=0, ts=493.2, source=Source.VISION),
+        make_event(Pung(seat=Wind.N), seq=1, ts=498.57, source=Source.VISION),
+        make_event(Discard(seat=Wind.N, tile=5), seq=2, ts=498.59, source=Source.VISION),
+        make_event(Chow(seat=Wind.E, tiles=(4, 5, 6)), seq=3, ts=501.17, source=Source.VISION),
+    ]
+    pung, chow = claims_from_events(events)
+    assert (chow.kind, chow.seat, chow.discarder) == ("chow", "E", "N")
+    assert chow.t_discard == pytest.approx(493.2 - CAMERA_LAG_S)  # not 498.59 - CAMERA_LAG_S
+    assert pung.t_discard == pytest.approx(493.2 - CAMERA_LAG_S)
