@@ -6,6 +6,7 @@ naming the command), and rebuilds the live state from the stored events before i
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -15,17 +16,21 @@ from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
+from dashboard import views
 from dashboard.auth import LoginThrottle
+from dashboard.clip_keeper import ClipKeeper
 from dashboard.db import make_engine, session_factory
 from dashboard.db.migrate import require_current
 from dashboard.hub import Hub
 from dashboard.ingest import Ingest
 from dashboard.live import LiveState
 from dashboard.metrics import DashMetrics
+from dashboard.outbox import Outbox
 from dashboard.routers import (
     alerts,
     audit,
     clips,
+    commands,
     exports,
     health,
     pages,
@@ -85,8 +90,10 @@ def create_app(
     metrics = DashMetrics()
     live = LiveState()
     hub = Hub(metrics, flush_every)
+    hub.summary = lambda: {"open_alerts": views.open_total(live)}
     the_bus = bus or make_bus(settings)
-    ingest = Ingest(the_bus, factory, live, hub, metrics, clock)
+    outbox = Outbox(the_bus, factory, live, hub, clock)
+    ingest = Ingest(the_bus, factory, live, hub, metrics, clock, outbox=outbox)
     svc = Services(
         settings=settings,
         engine=engine,
@@ -95,6 +102,7 @@ def create_app(
         live=live,
         hub=hub,
         ingest=ingest,
+        outbox=outbox,
         metrics=metrics,
         throttle=LoginThrottle(settings.login_failures, settings.login_window, clock),
         clock=clock,
@@ -108,12 +116,16 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         ingest.restore()
+        outbox.restore()  # after the replay: what the log shows applied is marked so
         day = tournament_store.load(factory)
         if day is not None:  # the day's corrections, as the restored sessions are read
             apply_fixes(live, day)
         await hub.start()
         await the_bus.start()
         await ingest.start()
+        await outbox.resume()  # what waited for a rig while the dashboard was down
+        keeping = asyncio.create_task(ClipKeeper(svc).run(), name="clip keeper")
+        svc.background.add(keeping)  # every alert's clips copied as soon as its rig has them
         try:
             yield
         finally:
@@ -138,6 +150,7 @@ def create_app(
         session,
         tables,
         alerts,
+        commands,
         clips,
         sheets,
         standings,

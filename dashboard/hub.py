@@ -1,11 +1,14 @@
 """Live push: every connected client gets every message (alerts at once; table changes
-coalesced to one per table per ``flush_every``, so a busy venue does not flood a tablet)."""
+coalesced to one per table per ``flush_every``, so a busy venue does not flood a tablet).
+Each message also carries the venue's ``summary`` as it stands when sent (the open alerts'
+count: the pages' Alerts badge shows the server's figure, never one counted in the browser)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from dashboard.metrics import DashMetrics
@@ -18,6 +21,7 @@ class Hub:
         self.clients: set[asyncio.Queue[str]] = set()
         self._dirty: set[str] = set()
         self._task: asyncio.Task[None] | None = None
+        self.summary: Callable[[], dict[str, Any]] = dict  # merged into every message
 
     def connect(self) -> asyncio.Queue[str]:
         q: asyncio.Queue[str] = asyncio.Queue(maxsize=10_000)
@@ -30,7 +34,7 @@ class Hub:
         self.metrics.clients.set(len(self.clients))
 
     def send(self, message: dict[str, Any]) -> None:
-        text = json.dumps(message, separators=(",", ":"))
+        text = json.dumps({**message, **self.summary()}, separators=(",", ":"))
         for q in list(self.clients):
             try:
                 q.put_nowait(text)

@@ -30,9 +30,11 @@ from dashboard import store
 from dashboard.hub import Hub
 from dashboard.live import AlertItem, LiveState, LiveTable, Presence
 from dashboard.metrics import DashMetrics
+from dashboard.outbox import Outbox
 from dashboard.views import alert_view
 from referee.events import Event
 from rig.bus import Bus, BusError, BusMessage, topic, topic_filter
+from rig.bus.commands import cited, refusal
 from rig.bus.feed import Feed
 
 log = logging.getLogger(__name__)
@@ -50,6 +52,7 @@ class Ingest:
         clock: Callable[[], float] = time.time,
         *,
         tick: float = 0.25,
+        outbox: Outbox | None = None,
     ) -> None:
         self.bus, self.factory, self.live, self.hub = bus, factory, live, hub
         self.metrics = metrics
@@ -60,13 +63,14 @@ class Ingest:
         self._task: asyncio.Task[None] | None = None
         self._pump: asyncio.Task[None] | None = None
         self._writer: asyncio.Task[None] | None = None
-        self._unstored: list[Event] = []  # applied, waiting for the writer (in order)
+        self._unstored: list[tuple[Event, float]] = []  # applied (when), waiting for the writer
         self._writing = 0  # the writer's batch in flight
         self._wake = asyncio.Event()
         self.refused = 0
         self.retry_write = 1.0
         self.gather = 0.05  # the writer waits this long for a batch to form (not the push)
         self.on_online: Callable[[str], Awaitable[None]] | None = None  # a rig came online
+        self.outbox = outbox  # the referees' commands: applied or failed as their events come
 
     # ---- restart ------------------------------------------------------------------------------
 
@@ -190,14 +194,19 @@ class Ingest:
                 await self._rig_alert(
                     BusMessage(t, self.bus.venue, table_id, "alerts", None, alert), now
                 )
+        commanded = []
         for ev, t_in in events:
-            table, items = self.live.apply(ev)
+            table, items = self.live.apply(ev, now)
             self._push(table, items)
             self.hub.changed(ev.table_id)
             self.metrics.ingest_seconds.observe(time.perf_counter() - t_in)
-        if events:
-            self._unstored += [e for e, _ in events]
+            if cited(ev.evidence) is not None:
+                commanded.append((ev, items))
+        if events:  # in the writer's backlog before any await: a stop then loses nothing
+            self._unstored += [(e, now) for e, _ in events]
             self._wake.set()
+        if commanded and self.outbox is not None:
+            await self.outbox.settle(commanded)
         await self._resend(resends)
 
     async def _write(self) -> None:
@@ -210,9 +219,7 @@ class Ingest:
                 batch, self._unstored = self._unstored[:BATCH], self._unstored[BATCH:]
                 self._writing = len(batch)
                 try:
-                    stored = await asyncio.to_thread(
-                        store.insert_events, self.factory, batch, self.clock()
-                    )
+                    stored = await asyncio.to_thread(store.insert_events, self.factory, batch)
                 except Exception:  # the database away: kept, and tried again
                     log.exception("storing %d events failed; trying again", len(batch))
                     self._unstored[:0] = batch
@@ -241,7 +248,10 @@ class Ingest:
         )
         self.live.presence[message.table] = Presence(message.table, state, changed, body)
         self.hub.changed(message.table)
-        if state == "online" and (before is None or before.state != "online") and self.on_online:
+        back = before is None or before.state != "online"
+        if state == "online" and self.outbox is not None:  # its commands first, then its round
+            await self.outbox.rig_online(message.table, back=back)
+        if state == "online" and back and self.on_online:
             await self.on_online(message.table)
 
     async def _rig_alert(self, message: BusMessage, now: float) -> None:
@@ -249,6 +259,10 @@ class Ingest:
         await asyncio.to_thread(store.save_rig_alert, self.factory, env, now)
         self.live.rig_alerts.setdefault(message.table, []).append(env)
         self.hub.send({"type": "rig_alert", "table_id": message.table, "alert": env})
+        payload = env.get("payload")
+        refused = refusal(payload) if isinstance(payload, dict) else None
+        if refused is not None and self.outbox is not None:
+            await self.outbox.refuse(message.table, refused)
 
     async def _resend(self, resends: list[Any]) -> None:
         for r in resends:
@@ -261,11 +275,11 @@ def replay(factory: sessionmaker[Session], live: LiveState) -> int:
     """Every stored event into ``live``, per table session in seq order, each session up to a
     hole (an event never stored: the feed asks for it again); how many were applied."""
     count = 0
-    for ev in store.stored_events(factory):
+    for ev, received in store.stored_log(factory):
         table = live.sessions.get((ev.table_id, ev.session_id))
         if table is not None and ev.seq != table.last_seq + 1:
             continue
-        live.apply(ev)
+        live.apply(ev, received)
         count += 1
     return count
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.duties import RefereeTable
+from referee.duties import RESULT_RULE, RefereeTable
 from referee.events import Event, RefereeDecision, SessionStarted
 from referee.game.alerts import Alert
+from referee.game.table import Derived, Step
 from referee.hands import Wind
 from referee.penalties import Entry
 from referee.scoresheet import Correction
@@ -42,6 +43,8 @@ class AlertItem:
     evidence: tuple[int, ...]
     rejected: bool
     proposal: str | None = None  # ledger id (its view: dashboard.views.alert_view)
+    settles: int | None = None  # the hand (0-based) without a result it asks a referee to rule
+    at: float | None = None  # when its event reached the dashboard (epoch s; None: not known)
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,12 @@ class LiveTable:
     events: list[Event] = field(default_factory=list)  # the log, as the rig logged it
     items: list[AlertItem] = field(default_factory=list)
     acked: set[str] = field(default_factory=set)
+    # by item id, the latest referee's command about it and how it stands (dashboard/outbox.py)
+    commands: dict[str, dict[str, Any]] = field(default_factory=dict)
     state_ts: float = 0.0  # the rig's table clock from its retained state
     fix: Fix = Fix()
+    arrived: list[float | None] = field(default_factory=list)  # per event: when it came in
+    hand_starts: dict[int, float] = field(default_factory=dict)  # hand (0-based) → its first ts
 
     def rederived(self, fix: Fix) -> LiveTable:
         """This session replayed from its log with ``fix`` applied."""
@@ -75,8 +82,8 @@ class LiveTable:
             state_ts=self.state_ts,
             fix=fix,
         )
-        for event in self.events:
-            fresh.apply(event)
+        for event, at in zip(self.events, self.arrived, strict=True):
+            fresh.apply(event, at)
         fresh.duty.corrections.extend(fix.corrections)
         return fresh
 
@@ -106,8 +113,9 @@ class LiveTable:
     def last_seq(self) -> int:
         return self.events[-1].seq if self.events else -1
 
-    def apply(self, event: Event) -> list[AlertItem]:
-        """Feed one log event; the alert items it raised."""
+    def apply(self, event: Event, received: float | None = None) -> list[AlertItem]:
+        """Feed one log event (``received``: when it reached the dashboard, the clock time its
+        alerts show); the alert items it raised."""
         fed, p = event, event.payload
         if self.fix.players is not None and isinstance(p, SessionStarted):
             fed = event.model_copy(
@@ -115,12 +123,15 @@ class LiveTable:
             )
         step = self.duty.apply(fed)
         self.events.append(event)
+        self.arrived.append(received)
+        if (hand := self.duty.state.hand) is not None:
+            self.hand_starts.setdefault(hand.number, event.ts)
         if isinstance(p, RefereeDecision) and p.decision == "note":
             acks = p.data.get("ack", [])
             self.acked.update(str(a) for a in acks if isinstance(a, str))
         proposals = [d.payload for d in step.derived if d.type == "proposal"]
         alerts = [a for a in step.alerts if not a.rule.startswith("SYS-")]
-        new: list[AlertItem] = []
+        new: list[AlertItem] = [self._without_result(event, d, alerts) for d in _unfinished(step)]
         for prop in proposals:
             alert = _take(alerts, prop["rule"], prop["seat"])
             new.append(self._item(prop["id"], event, alert, prop))
@@ -130,8 +141,21 @@ class LiveTable:
                     f"alert:{self.session_id}:{len(self.items) + len(new)}", event, alert, None
                 )
             )
+        for item in new:
+            item.at = received
         self.items += new
         return new
+
+    def _without_result(self, event: Event, ended: Derived, alerts: list[Alert]) -> AlertItem:
+        """The item of a hand closed without a result (WMC-7.8): open until a referee's
+        ``hand_ruled`` settles or voids it (``duty.rulings``)."""
+        hand = int(ended.payload["hand"])
+        alert = next((a for a in alerts if a.rule == RESULT_RULE), None)
+        if alert is not None:
+            alerts.remove(alert)
+        item = self._item(result_item_id(self.session_id, hand), event, alert, None)
+        item.hand, item.settles, item.rule = hand, hand, RESULT_RULE
+        return item
 
     def _item(
         self, id_: str, event: Event, alert: Alert | None, prop: dict[str, Any] | None
@@ -162,6 +186,17 @@ class LiveTable:
         )
 
 
+def result_item_id(session_id: str, hand: int) -> str:
+    """The queue item of a hand (0-based) without a result: the same on every replay."""
+    return f"hand:{session_id}:{hand}"
+
+
+def _unfinished(step: Step) -> list[Derived]:
+    return [
+        d for d in step.derived if d.type == "hand_ended" and d.payload["result"] == "unfinished"
+    ]
+
+
 def _take(alerts: list[Alert], rule: str, seat: str) -> Alert | None:
     for i, a in enumerate(alerts):
         if a.rule == rule and a.seat is not None and a.seat.name == seat:
@@ -187,7 +222,9 @@ class LiveState:
         self.presence: dict[str, Presence] = {}
         self.rig_alerts: dict[str, list[dict[str, Any]]] = {}
 
-    def apply(self, event: Event) -> tuple[LiveTable, list[AlertItem]]:
+    def apply(
+        self, event: Event, received: float | None = None
+    ) -> tuple[LiveTable, list[AlertItem]]:
         key = (event.table_id, event.session_id)
         table = self.sessions.get(key)
         if table is None:
@@ -199,7 +236,7 @@ class LiveState:
             )
             self.sessions[key] = table
         self.tables[event.table_id] = table
-        return table, table.apply(event)
+        return table, table.apply(event, received)
 
     def correct(self, table_id: str, session_id: str, fix: Fix) -> bool:
         """Read this session with ``fix`` from now on (re-derived at once when it has begun);
@@ -212,6 +249,7 @@ class LiveState:
         if old is not None:
             new = old.rederived(fix)
             new.acked = old.acked
+            new.commands = old.commands
             self.sessions[key] = new
             if self.tables.get(table_id) is old:
                 self.tables[table_id] = new

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from xml.sax.saxutils import escape
 
 from reportlab.lib import colors
 from reportlab.lib.pagesizes import A4, landscape
@@ -12,7 +13,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.cidfonts import UnicodeCIDFont
 from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
 
-from referee.scoresheet import ScoreCard
+from referee.scoresheet import NO_RESULT, VOID, Row, ScoreCard
 
 FONT = "STSong-Light"
 
@@ -42,6 +43,15 @@ def cards_pdf(cards: list[ScoreCard], title: str) -> bytes:
     return out.getvalue()
 
 
+def _value(row: Row) -> str:
+    """The value column: the hand's points, a draw, or why it has none (never a draw's 0s)."""
+    if row.status == "no_result":
+        return f"{NO_RESULT} 无结果"
+    if row.status == "voided":
+        return f"{VOID} 作废"
+    return str(row.value) if row.winner else "draw"
+
+
 def _card(card: ScoreCard) -> list[object]:
     title = ParagraphStyle("t", fontName=FONT, fontSize=14, leading=18)
     small = ParagraphStyle("s", fontName=FONT, fontSize=7, leading=9)
@@ -51,22 +61,25 @@ def _card(card: ScoreCard) -> list[object]:
         pats = ", ".join(f"{p.name} {p.name_zh} {p.points}" for p in r.patterns)
         if r.penalty_rules:
             pats += " | " + "; ".join(r.penalty_rules)
+        if r.ruling is not None:
+            pats += f" | {r.status} by referee {r.ruling.referee}: {r.ruling.reason}"
         who = (
             "—"
             if r.winner is None
             else r.winner + (" (self)" if r.discarder is None else f" ← {r.discarder}")
         )
         cells = []
+        amounts = r.amounts
         for p in card.players:
-            amount, pen = r.payments.get(p, 0), r.penalties.get(p, 0)
-            cells.append(f"{amount:+d}" + (f" −{pen}" if pen else ""))
+            pen = r.penalties.get(p, 0)
+            cells.append(amounts.get(p, "") + (f" −{pen}" if pen else ""))
         rows.append(
             [
                 str(r.number),
                 r.dealer,
                 who,
-                str(r.value if r.winner else "draw"),
-                Paragraph(pats, small),
+                Paragraph(escape(_value(r)), small),
+                Paragraph(escape(pats), small),
                 *cells,
             ]
         )

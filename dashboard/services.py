@@ -16,6 +16,7 @@ from dashboard.hub import Hub
 from dashboard.ingest import Ingest
 from dashboard.live import LiveState
 from dashboard.metrics import DashMetrics
+from dashboard.outbox import Outbox
 from dashboard.settings import Settings
 from rig.bus import Bus
 
@@ -29,6 +30,7 @@ class Services:
     live: LiveState
     hub: Hub
     ingest: Ingest
+    outbox: Outbox  # the referees' commands to the rigs, kept until logged
     metrics: DashMetrics
     throttle: LoginThrottle
     clock: Callable[[], float] = time.time

@@ -1,10 +1,11 @@
 """A simulated table on the bus, for the dashboard's tests and its bench
 (bench/dashboard_load.py): it plays a recorded or simulated log, logs referees' ``cmd/event`` as
-new events (source ``referee``), serves ``cmd/resend_from`` and publishes retained status and
-state — the rig's side of the bus (rig/runtime.py) without devices, so the dashboard can be
-driven end to end. (The demo, venue/demo.py, runs real rigs instead.) Told a tournament's round
-(``cmd/round``), it moves to the round's session with the players it names and plays the
-session ``deal`` gives it for them."""
+new events (source ``referee``; each command id once, cited in the evidence), serves
+``cmd/resend_from`` and publishes retained status and state — the rig's side of the bus
+(rig/runtime.py) without devices, so the dashboard can be driven end to end. (The demo,
+venue/demo.py, runs real rigs instead.) Told a tournament's round (``cmd/round``), it moves to
+the round's session with the players it names and plays the session ``deal`` gives it for
+them."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 from referee.events import PAYLOADS, Event, Source, make_event
 from referee.game.inject import IrregularSimulator
 from rig.bus import Bus, BusError, BusMessage, topic_filter
+from rig.bus.commands import cite, cited, command_id
 
 
 def game(
@@ -157,11 +159,18 @@ class SimRig:
             self.commands.append(message)
             p = message.payload
             if message.name == "event":
+                cid = command_id(p)
+                if cid is not None and cid in self.logged_commands():
+                    continue  # sent again (the dashboard keeps it until it sees it): logged once
                 model = PAYLOADS[p["type"]]
                 payload = model.model_validate(p.get("payload") or {})
                 last = self.log[-1].ts if self.log else 0.0
-                ev = self._append(make_event(payload, seq=0, ts=last, source=Source.REFEREE))
-                await self._publish(ev)
+                evidence = () if cid is None else (cite(cid),)
+                ev = self._append(
+                    make_event(payload, seq=0, ts=last, source=Source.REFEREE, evidence=evidence)
+                )
+                if ev.seq not in self.hold:
+                    await self._publish(ev)
             elif message.name == "resend_from":
                 session = p.get("session_id") or self.session_id
                 log = self.log if session == self.session_id else self.logs.get(session, [])
@@ -169,6 +178,11 @@ class SimRig:
                     await self._publish(ev)
             elif message.name == "round":
                 await self._round(p)
+
+    def logged_commands(self) -> set[str]:
+        """The command ids its logs cite (as a rig's: each command is logged once)."""
+        logs = [self.log, *self.logs.values()]
+        return {cid for log in logs for ev in log if (cid := cited(ev.evidence)) is not None}
 
     async def _round(self, p: dict[str, Any]) -> None:
         """Move to the round's session (once: the dashboard tells a rig again when it comes

@@ -70,12 +70,10 @@ def players(duties: Iterable[RefereeTable]) -> dict[str, Line]:
             line.score += score
             line.rank_points += points.get(name, 0.0)
             line.sessions += 1
-        for r in duty.state.results:
-            if r.winner is not None:
-                winner = r.players[r.winner]
-                line = lines.setdefault(winner, Line(winner))
-                line.wins += 1
-                line.best_hand = max(line.best_hand, r.value)
+        for winner, value in duty.wins():
+            line = lines.setdefault(winner, Line(winner))
+            line.wins += 1
+            line.best_hand = max(line.best_hand, value)
     return lines
 
 

@@ -14,8 +14,9 @@ from dashboard.db.models import AuditEntry, Presence, RigAlert, StoredEvent
 from referee.events import Event
 
 
-def insert_events(factory: sessionmaker[Session], events: Iterable[Event], received: float) -> int:
-    """Store log events; one already there (same table, session, seq) is skipped. The count
+def insert_events(factory: sessionmaker[Session], events: Iterable[tuple[Event, float]]) -> int:
+    """Store log events, each with when it reached the dashboard (the time its alerts show, the
+    same after a restart); one already there (same table, session, seq) is skipped. The count
     newly stored comes back. The statement's text is the same whatever the batch (the ingest's
     hot path: a multi-row VALUES built per batch cost more to compile and parse than to run)."""
     rows = [
@@ -28,7 +29,7 @@ def insert_events(factory: sessionmaker[Session], events: Iterable[Event], recei
             "body": ev.model_dump_json(),
             "received": received,
         }
-        for ev in events
+        for ev, received in events
     ]
     if not rows:
         return 0
@@ -61,13 +62,20 @@ _PG_INSERT = text(
 
 
 def stored_events(factory: sessionmaker[Session]) -> Iterator[Event]:
-    """Every stored event, per table session in seq order (what a restart replays)."""
+    """Every stored event, per table session in seq order."""
+    for event, _ in stored_log(factory):
+        yield event
+
+
+def stored_log(factory: sessionmaker[Session]) -> Iterator[tuple[Event, float]]:
+    """Every stored event with when it was received, per table session in seq order (what a
+    restart replays: the alerts keep the clock time they showed)."""
     with factory() as db:
-        q = select(StoredEvent.body).order_by(
+        q = select(StoredEvent.body, StoredEvent.received).order_by(
             StoredEvent.table_id, StoredEvent.session_id, StoredEvent.seq
         )
-        for (body,) in db.execute(q).yield_per(2000):
-            yield Event.model_validate_json(body)
+        for body, received in db.execute(q).yield_per(2000):
+            yield Event.model_validate_json(body), float(received)
 
 
 def events_of(factory: sessionmaker[Session], table_id: str, session_id: str) -> list[str]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from dashboard.evidence import clip_links
 from dashboard.live import SEVERITY_RANK, AlertItem, LiveState, LiveTable, Presence
 from referee.game.state import SeatState
 from referee.hands import Meld, Relative, Wind
+from referee.scoresheet import HANDS_PER_CARD
 from referee.tiles import tile_name
 
 HEALTH_KINDS = (
@@ -73,15 +75,39 @@ def health(presence: Presence | None, now: float) -> dict[str, Any]:
     }
 
 
-def alert_view(lt: LiveTable, item: AlertItem) -> dict[str, Any]:
-    """One line of the alert queue as the pages, the API and the live push show it: its
-    decision's status and the clips it cites (dashboard/evidence.py)."""
+def clocks_state(presence: Presence | None) -> str:
+    """``unavailable`` while the table's rig is offline (stopped, or gone): its clocks are not
+    running and the last figures are stale, so none are shown (Home Assistant's way); else
+    ``live``."""
+    return "unavailable" if presence is not None and presence.state == "offline" else "live"
+
+
+def alert_status(lt: LiveTable, item: AlertItem) -> tuple[str, bool]:
+    """An alert's status (open, acknowledged, confirmed …) and whether it still waits for a
+    referee: what the queue, the cards and the Alerts badge count (cheap: no view built)."""
     entry = lt.entry(item.proposal)
     status = "open"
     if entry is not None and str(entry.status) != "pending":
         status = str(entry.status)
     elif item.id in lt.acked:
         status = "acknowledged"
+    ruling = lt.duty.rulings.get(item.settles) if item.settles is not None else None
+    if ruling is not None:
+        status = "voided" if ruling.ruling == "void" else "settled"
+    decidable = entry is not None or item.settles is not None
+    return status, status == "open" or (status == "acknowledged" and decidable)
+
+
+def open_total(live: LiveState) -> int:
+    """The alerts of every table session still waiting for a referee (the Alerts badge)."""
+    return sum(alert_status(lt, item)[1] for lt, item in live.items())
+
+
+def alert_view(lt: LiveTable, item: AlertItem) -> dict[str, Any]:
+    """One line of the alert queue as the pages, the API and the live push show it: its
+    decision's status and the clips it cites (dashboard/evidence.py)."""
+    entry = lt.entry(item.proposal)
+    status, is_open = alert_status(lt, item)
     return {
         "id": item.id,
         "table_id": item.table_id,
@@ -94,19 +120,52 @@ def alert_view(lt: LiveTable, item: AlertItem) -> dict[str, Any]:
         "seq": item.seq,
         "ts": item.ts,
         "hand": item.hand,
+        **alert_when(lt, item),
         "evidence": list(item.evidence),
         "rejected": item.rejected,
         "status": status,
-        "open": status == "open" or (status == "acknowledged" and entry is not None),
+        "open": is_open,
         "proposal": None if entry is None else entry.to_json(),
         "clips": clip_links(lt, item),
+        "settle": settle_view(lt, item),
+        "command": lt.commands.get(item.id),  # the latest sent about it, and how it stands
+    }
+
+
+def alert_when(lt: LiveTable, item: AlertItem) -> dict[str, Any]:
+    """When an alert was raised, as a referee looks for it: the clock time its event reached
+    the dashboard (``at``, epoch seconds), the table-clock seconds into its hand, and its hand
+    as the score card numbers it (1–8 on the card of its ``half``)."""
+    start = lt.hand_starts.get(item.hand)
+    return {
+        "at": item.at,
+        "into_hand": None if start is None or item.ts < start else round(item.ts - start, 3),
+        "hand_number": item.hand % HANDS_PER_CARD + 1,
+        "half": item.hand // HANDS_PER_CARD + 1,
+    }
+
+
+def settle_view(lt: LiveTable, item: AlertItem) -> dict[str, Any] | None:
+    """For a hand without a result (WMC-7.8): its number, its players and where a referee's
+    ruling on it goes (``POST``: dashboard/routers/sheets.py); None for any other item."""
+    if item.settles is None:
+        return None
+    results = lt.duty.state.results
+    players = list(results[item.settles].players) if item.settles < len(results) else []
+    number = item.settles + 1
+    card = f"{quote(lt.table_id, safe='')}/{quote(lt.session_id, safe='')}"
+    return {
+        "hand": item.settles,
+        "number": number,
+        "players": players,
+        "url": f"/api/sheets/{card}/hands/{number}/ruling",
     }
 
 
 def open_counts(lt: LiveTable) -> dict[str, int]:
     counts = dict.fromkeys(SEVERITY_RANK, 0)
     for item in lt.items:
-        if alert_view(lt, item)["open"]:
+        if alert_status(lt, item)[1]:
             counts[item.severity] += 1
     return counts
 
@@ -128,6 +187,7 @@ def card(live: LiveState, table_id: str, hands: int, now: float) -> dict[str, An
         "hand": {"number": number, "of": hands, "in_play": in_play},
         "turn": turn,
         "clocks": [c.to_json() for c in lt.duty.view(at)],
+        "clocks_state": clocks_state(live.presence.get(table_id)),
         "alerts": counts,
         "open_alerts": sum(counts.values()),
         "worst": max(

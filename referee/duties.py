@@ -42,7 +42,7 @@ from referee.events import (
 from referee.game.alerts import Alert, Severity, damage_mark
 from referee.game.state import Phase, TableState
 from referee.game.table import Derived, Scorer, Step, Table
-from referee.hands import Wind
+from referee.hands import WinBy, Wind
 from referee.penalties import (
     Decision,
     LedgerError,
@@ -55,13 +55,16 @@ from referee.proposals import from_alert, from_clock
 from referee.scoresheet import (
     HANDS_PER_CARD,
     Correction,
+    Ruling,
     ScoreCard,
     SheetError,
     build_cards,
 )
 from referee.scoresheet import correction as make_correction
+from referee.scoring.payments import settle
 
-RULED = {"void": "voided", "settle": "settled"}
+RESULT_RULE = "WMC-7.8"
+"""Each hand's score goes on the card before the next hand: one without is a referee's to enter."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,7 @@ class RefereeTable:
         self.clocks = TableClocks()
         self.ledger = PenaltyLedger()
         self.corrections: list[Correction] = []
-        self.rulings: dict[int, HandRuled] = {}  # hand → the latest ruling on it
+        self.rulings: dict[int, Ruling] = {}  # hand → the latest ruling on it
         self.signatures: dict[int, dict[str, float]] = {}  # half (1-based) → player → ts
         self.unspoken: dict[str, int] = {}  # WMC-5.2 count per player this session
         self.now = 0.0  # ts of the last event: the live view's clock
@@ -141,6 +144,7 @@ class RefereeTable:
                     continue
                 extra.append(alert)
                 proposals.append(proposal)
+        extra += self._without_result(step)
         extra += self._referee(event, proposals)
         for p in proposals:
             if self.ledger.propose(p):
@@ -174,6 +178,26 @@ class RefereeTable:
             before = self.unspoken.get(name, 0)
             self.unspoken[name] = before + 1
         return from_alert(alert, self._hand_index(), ts, before)
+
+    def _without_result(self, step: Step) -> list[Alert]:
+        """A hand the engine closed without a result (its end never reached the record) is the
+        referees' to settle or void (WMC-7.8): until then the card shows no result, not a draw."""
+        out = []
+        for d in step.derived:
+            if d.type == "hand_ended" and d.payload.get("result") == "unfinished":
+                n = int(d.payload["hand"]) + 1
+                message = (
+                    f"hand {n} has no result on the score card (its end never reached the "
+                    "record): a referee enters it — the winner, from whom or self-drawn, and "
+                    "the value, or a draw — or voids the hand"
+                )
+                out.append(Alert(RESULT_RULE, Severity.CRITICAL, message, d.cause, rejected=False))
+        return out
+
+    def unsettled(self) -> list[int]:
+        """The hands (0-based) without a result that no referee has settled or voided yet."""
+        results = self.state.results
+        return [r.hand for r in results if r.unfinished and r.hand not in self.rulings]
 
     # ---- clocks (WMC-13.1–13.4) --------------------------------------------------------------
 
@@ -263,44 +287,95 @@ class RefereeTable:
                     make_correction(p.hand, p.player, p.points, p.reason, p.referee)
                 )
             elif isinstance(p, HandRuled):
-                self._rule_hand(p)
+                self.rulings[p.hand] = self.ruling(p)
         except LedgerError as exc:
             return [_refused("WMC-0.3", str(exc), seq)]
         except SheetError as exc:
             return [_refused("WMC-8.1", str(exc), seq)]
         return []
 
-    def _rule_hand(self, p: HandRuled) -> None:
-        """A referee voids or settles a hand (a damaged record's, usually): checked now, applied
-        to the card as corrections from the recorded payments to the ruled ones."""
+    def ruling(self, p: HandRuled) -> Ruling:
+        """What a referee's ruling on a hand without a result (or a marked one) puts on the card
+        in the hand's row, in place of what the record had (WMC-7.8, 8.1); SheetError: why it
+        cannot stand. Pure: the dashboard checks a ruling with it before sending it."""
         results = self.state.results
         if p.hand >= len(results):
             raise SheetError(f"hand {p.hand + 1} is not on the card yet")
         make_correction(p.hand, "", 0, p.reason, p.referee)  # checks the reason and referee
-        players = results[p.hand].players
-        if p.ruling == "void" and p.payments:
-            raise SheetError("a void ruling takes no payments: the hand scores 0 for everyone")
-        unknown = sorted(set(p.payments) - set(players))
+        result = results[p.hand]
+        if not result.unfinished and not result.marks:
+            raise SheetError(
+                f"hand {p.hand + 1} has a result ({result.outcome.replace('_', ' ')}) and no "
+                "mark: a referee corrects its amounts (score_corrected), not rules it"
+            )
+        players = result.players
+        named = [n for n in (p.winner, p.discarder) if n is not None] + list(p.payments)
+        unknown = sorted(set(named) - set(players))
         if unknown:
             raise SheetError(
                 f"{', '.join(unknown)} did not play hand {p.hand + 1}; expected some of "
                 f"{', '.join(players)}"
             )
-        if sum(p.payments.values()):
-            raise SheetError(f"the settled payments add up to {sum(p.payments.values()):+d}, not 0")
-        self.rulings[p.hand] = p
+        if p.ruling == "void":
+            if p.payments or p.winner or p.discarder or p.value is not None:
+                raise SheetError("a void ruling takes no result: the hand scores 0 for everyone")
+            payments = dict.fromkeys(players, 0)
+        elif p.winner is not None:
+            payments = self._win_payments(p, players)
+            given = {name: p.payments.get(name, 0) for name in players}
+            if p.payments and given != payments:
+                raise SheetError(
+                    f"the payments given ({_amounts(given)}) are not what the win pays "
+                    f"({_amounts(payments)}): give the winner and value, or the payments"
+                )
+        else:
+            if p.discarder is not None or p.value is not None:
+                raise SheetError("a discarder or a value needs the winner; a draw has neither")
+            payments = {name: p.payments.get(name, 0) for name in players}
+            if sum(payments.values()):
+                raise SheetError(
+                    f"the settled payments add up to {sum(payments.values()):+d}, not 0"
+                )
+        return Ruling(
+            p.hand,
+            p.ruling,
+            payments,
+            p.reason,
+            p.referee,
+            p.winner,
+            p.discarder if p.winner is not None else None,
+            p.value or 0,
+        )
 
-    def _all_corrections(self) -> list[Correction]:
-        """The referees' corrections, then each ruling as the corrections it amounts to."""
-        out = list(self.corrections)
+    def _win_payments(self, p: HandRuled, players: tuple[str, ...]) -> dict[str, int]:
+        """What a settled win pays each player, by the session's profile (WMC-12.4)."""
+        assert p.winner is not None
+        if p.value is None:
+            raise SheetError(f"a settled win needs its value (the points of {p.winner}'s hand)")
+        if p.discarder == p.winner:
+            raise SheetError(
+                f"{p.winner} cannot win on his own discard: name another discarder, or none "
+                "for a self-drawn win"
+            )
+        winner = Wind(players.index(p.winner))
+        discarder = None if p.discarder is None else Wind(players.index(p.discarder))
+        how = WinBy.SELF if discarder is None else WinBy.DISCARD
+        try:
+            paid = settle(self.state.profile.scorer, p.value, winner, how, discarder)
+        except ValueError as exc:
+            raise SheetError(str(exc)) from exc
+        return {players[w]: paid.deltas.get(w, 0) for w in Wind}
+
+    def _ruled_changes(self) -> list[tuple[str, int]]:
+        """Each ruling as the change it makes to a player's score against the record."""
+        out = []
         for hand, ruling in sorted(self.rulings.items()):
             result = self.state.results[hand]
             for w in Wind:
                 player = result.players[w]
                 change = ruling.payments.get(player, 0) - result.deltas.get(w, 0)
                 if change:
-                    why = f"hand {RULED[ruling.ruling]}: {ruling.reason}"
-                    out.append(Correction(hand, player, change, why, ruling.referee))
+                    out.append((player, change))
         return out
 
     def _sign(self, player: str, ts: float) -> None:
@@ -341,11 +416,24 @@ class RefereeTable:
         """The score cards (WMC-8.1) with confirmed penalties, corrections and signatures."""
         st = self.state
         cards = build_cards(
-            st.table_id, st.session_id, st.results, self.ledger, self._all_corrections()
+            st.table_id, st.session_id, st.results, self.ledger, self.corrections, self.rulings
         )
         for card in cards:
             card.signatures = dict(self.signatures.get(card.half, {}))
         return cards
+
+    def wins(self) -> list[tuple[str, int]]:
+        """(winner, value) of each hand won, as the card has it: a referee's ruling in place of
+        what the record had."""
+        out = []
+        for r in self.state.results:
+            ruling = self.rulings.get(r.hand)
+            if ruling is not None:
+                if ruling.winner is not None:
+                    out.append((ruling.winner, ruling.value))
+            elif r.winner is not None:
+                out.append((r.players[r.winner], r.value))
+        return out
 
     def totals(self) -> dict[str, int]:
         """Scores after confirmed point penalties and corrections, per player (from the log)."""
@@ -354,8 +442,10 @@ class RefereeTable:
         for entry in self.ledger.confirmed():
             name = self._player(entry.proposal.hand, entry.proposal.seat)
             out[name] = out.get(name, 0) - entry.points
-        for c in self._all_corrections():
+        for c in self.corrections:
             out[c.player] = out.get(c.player, 0) + c.points
+        for player, change in self._ruled_changes():
+            out[player] = out.get(player, 0) + change
         return out
 
     def _player(self, hand: int, seat: Wind) -> str:
@@ -363,6 +453,10 @@ class RefereeTable:
         if hand < len(st.results):
             return st.results[hand].players[seat]
         return st.player_at(seat)
+
+
+def _amounts(payments: dict[str, int]) -> str:
+    return ", ".join(f"{name} {points:+d}" for name, points in payments.items())
 
 
 def _refused(rule: str, message: str, seq: int, seat: Wind | None = None) -> Alert:

@@ -474,13 +474,18 @@ class ScoreCorrected(Payload):
 
 class HandRuled(Payload):
     """A referee's ruling on a hand the record could not settle (referee/EVENTS.md, "A damaged
-    record"): ``void`` takes its payments off the card, ``settle`` puts ``payments`` (points per
-    player) in their place (WMC-8.1). ``hand`` is 0-based."""
+    record"; WMC-7.8, 8.1): ``void`` takes its payments off the card; ``settle`` enters its
+    result — a ``winner`` with the hand's ``value`` and the ``discarder`` (none: self-drawn),
+    paid as WMC-12.4 says, or no winner and no ``payments``: a draw — or, for what the rules do
+    not price, the ``payments`` themselves (points per player). ``hand`` is 0-based."""
 
     TYPE: ClassVar[str] = "hand_ruled"
     hand: Annotated[int, Field(ge=0)]
     ruling: Literal["void", "settle"]
     payments: dict[str, int] = Field(default_factory=dict)
+    winner: str | None = None
+    discarder: str | None = None  # with a winner: None is a self-drawn win
+    value: Annotated[int, Field(ge=0)] | None = None
     reason: str
     referee: str
 

@@ -8,7 +8,7 @@ confirmation. Exports: JSON, and HTML printable on one A4 page, laid out like th
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +21,28 @@ from referee.tiles import tile_name
 HANDS_PER_CARD = 8  # two rounds of four hands (WMC-8.1)
 
 
+NO_RESULT = "no result (to settle)"
+"""How the card shows a hand without a result that no referee has settled yet: never 0 / 0."""
+VOID = "void"
+
+
 class SheetError(ValueError):
     """A sign-off or correction that is not allowed; says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ruling:
+    """A referee's ruling on a hand (``hand_ruled``, WMC-7.8, 8.1): what the card shows for it
+    in place of the record's result. ``payments`` per player; a win has a ``winner``."""
+
+    hand: int
+    ruling: str  # "void" or "settle"
+    payments: dict[str, int]
+    reason: str
+    referee: str
+    winner: str | None = None
+    discarder: str | None = None  # with a winner: None is self-drawn
+    value: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +63,25 @@ class Row:
     totals: dict[str, int]  # running totals on this card after this hand
     result: str = "win"  # or "exhaustive_draw", "unfinished" (no result in the record)
     marks: tuple[str, ...] = ()  # why a referee must look at it (HandResult.marks)
+    ruling: Ruling | None = None  # a referee's, which the row shows in place of the record's
+
+    @property
+    def status(self) -> str:
+        """What the card shows: ``settled`` or ``voided`` (a referee's ruling), ``no_result``
+        (none yet: to settle), else the record's result (``win``, ``exhaustive_draw``, …)."""
+        if self.ruling is not None:
+            return "voided" if self.ruling.ruling == "void" else "settled"
+        return "no_result" if self.result == "unfinished" else self.result
+
+    @property
+    def amounts(self) -> dict[str, str]:
+        """Each player's amount as the card prints it: ``+24``, ``0``, ``void``, or ``—`` for a
+        hand without a result (not a draw: nobody has settled it)."""
+        status = self.status
+        if status in ("no_result", "voided"):
+            mark = VOID if status == "voided" else "—"
+            return dict.fromkeys(self.payments, mark)
+        return {p: f"{a:+d}" if a else "0" for p, a in self.payments.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,10 +137,13 @@ class ScoreCard:
                     "self_drawn": r.winner is not None and r.discarder is None,
                     "win_tile": r.win_tile,
                     "result": r.result,
+                    "status": r.status,
+                    "ruling": _ruling_json(r.ruling),
                     "marks": list(r.marks),
                     "value": r.value,
                     "patterns": [p.to_json() for p in r.patterns],
                     "payments": r.payments,
+                    "amounts": r.amounts,
                     "penalties": r.penalties,
                     "penalty_rules": list(r.penalty_rules),
                     "totals": r.totals,
@@ -127,14 +169,31 @@ class ScoreCard:
         return render_html(self)
 
 
+def _ruling_json(r: Ruling | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {
+        "ruling": r.ruling,
+        "winner": r.winner,
+        "discarder": r.discarder,
+        "value": r.value,
+        "payments": r.payments,
+        "reason": r.reason,
+        "referee": r.referee,
+    }
+
+
 def build_cards(
     table_id: str,
     session_id: str,
     results: Sequence[HandResult],
     ledger: PenaltyLedger | None = None,
     corrections: Sequence[Correction] = (),
+    rulings: Mapping[int, Ruling] | None = None,
 ) -> list[ScoreCard]:
-    """Cards for a session: hands 1–8 on the first, 9–16 on the second (WMC-8.1)."""
+    """Cards for a session: hands 1–8 on the first, 9–16 on the second (WMC-8.1); a ruled
+    hand's row shows the ruling (``rulings`` by hand)."""
+    ruled = rulings or {}
     cards: list[ScoreCard] = []
     for start in range(0, len(results), HANDS_PER_CARD):
         chunk = results[start : start + HANDS_PER_CARD]
@@ -143,7 +202,7 @@ def build_cards(
         card.corrections = [c for c in corrections if start <= c.hand < start + len(chunk)]
         totals = dict.fromkeys(players, 0)
         for number, result in enumerate(chunk, start=1):
-            row = _row(number, result, ledger, card.corrections, totals)
+            row = _row(number, result, ledger, card.corrections, totals, ruled.get(result.hand))
             totals = row.totals
             card.rows.append(row)
         cards.append(card)
@@ -165,9 +224,18 @@ def _row(
     ledger: PenaltyLedger | None,
     corrections: Sequence[Correction],
     totals: dict[str, int],
+    ruling: Ruling | None = None,
 ) -> Row:
     name = result.players
     payments = {name[w]: result.deltas.get(w, 0) for w in Wind}
+    winner = name[result.winner] if result.winner is not None else None
+    discarder = name[result.discarder] if result.discarder is not None else None
+    win_tile = tile_name(result.win_tile) if result.win_tile is not None else None
+    value, patterns = result.value, result.patterns
+    if ruling is not None:
+        payments = {p: ruling.payments.get(p, 0) for p in name}
+        winner, discarder, value = ruling.winner, ruling.discarder, ruling.value
+        win_tile, patterns = None, ()
     penalties = dict.fromkeys(name, 0)
     rules: list[str] = []
     if ledger is not None:
@@ -184,17 +252,18 @@ def _row(
         number=number,
         hand=result.hand,
         dealer=result.dealer,
-        winner=name[result.winner] if result.winner is not None else None,
-        discarder=name[result.discarder] if result.discarder is not None else None,
-        win_tile=tile_name(result.win_tile) if result.win_tile is not None else None,
-        value=result.value,
-        patterns=result.patterns,
+        winner=winner,
+        discarder=discarder,
+        win_tile=win_tile,
+        value=value,
+        patterns=patterns,
         payments=payments,
         penalties=penalties,
         penalty_rules=tuple(rules),
         totals=after,
         result=result.outcome,
         marks=result.marks,
+        ruling=ruling,
     )
 
 
@@ -217,8 +286,11 @@ def render_html(card: ScoreCard) -> str:
     head = "".join(f"<th>{e(p)}</th>" for p in card.players)
     rows = []
     for r in card.rows:
-        if r.result == "unfinished":
-            outcome, value, pats = "—", "no result 未完", e("marked: " + ", ".join(r.marks))
+        status = r.status
+        if status == "no_result":
+            outcome, value, pats = "—", f"{NO_RESULT} 無結果（待裁定）", ""
+        elif status == "voided":
+            outcome, value, pats = "—", f"{VOID} 作廢", ""
         elif r.winner is None:
             outcome, value, pats = "—", "draw (荒牌)", ""
         else:
@@ -231,17 +303,23 @@ def render_html(card: ScoreCard) -> str:
                     for p in r.patterns
                 )
             )
-            outcome += f"<br><small>{by} · {e(r.win_tile or '')}</small>"
+            tile = f" · {e(r.win_tile)}" if r.win_tile else ""
+            outcome += f"<br><small>{by}{tile}</small>"
         cells = []
+        amounts = r.amounts
         for p in card.players:
-            amount = r.payments.get(p, 0)
             pen = r.penalties.get(p, 0)
-            text = f"{amount:+d}" if amount else "0"
+            text = amounts.get(p, "")
             if pen:
                 text += f'<br><span class="neg">−{pen}</span>'
             cells.append(f"<td>{text}</td>")
         rules = f"<br><small>{e('; '.join(r.penalty_rules))}</small>" if r.penalty_rules else ""
-        if r.marks and r.result != "unfinished":
+        if r.ruling is not None:
+            rules += (
+                f"<br><small>{status} by referee {e(r.ruling.referee)}: "
+                f"{e(r.ruling.reason)}</small>"
+            )
+        if r.marks:
             rules += f"<br><small>marked: {e(', '.join(r.marks))}</small>"
         rows.append(
             f"<tr><td>{r.number}</td><td>{e(r.dealer)}</td><td>{outcome}</td><td>{value}</td>"

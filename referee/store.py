@@ -142,6 +142,17 @@ class EventStore:
         ):
             yield Event.model_validate_json(body)
 
+    def evidence(self, table_id: str, source: str) -> Iterator[list[str]]:
+        """The ``evidence`` of every event ``source`` logged at ``table_id``, in any session (read
+        from the stored JSON, without validating whole events: cheap at a rig's start)."""
+        for (text,) in self.db.execute(
+            "SELECT json_extract(body, '$.evidence') FROM events "
+            "WHERE table_id=? AND json_extract(body, '$.source')=?",
+            (table_id, source),
+        ):
+            items = json.loads(text) if text else []
+            yield [str(e) for e in items] if isinstance(items, list) else []
+
     def seqs(self, table_id: str, session_id: str) -> list[int]:
         return [
             int(s)

@@ -44,6 +44,7 @@ from referee.hands import Wind
 from referee.sources import Sequencer
 from referee.store import EventStore
 from rig.bus import COMMANDS, Bus, BusError, BusMessage, Kind, topic, topic_filter
+from rig.bus.commands import cited, command_id, refusal_fields
 from rig.chairs import Chairs
 from rig.config import CameraSection, RigConfig, VoiceSection
 from rig.evidence.wiring import RigEvidence
@@ -122,6 +123,16 @@ def _line_up(players: tuple[str, str, str, str]) -> str:
     return ", ".join(f"{place} {name}" for place, name in zip("ESWN", players, strict=True))
 
 
+def _named_id(message: BusMessage) -> str | None:
+    """The well-formed id a ``cmd/event`` names, to answer its refusal with (None: none)."""
+    if message.name != "event":
+        return None
+    try:
+        return command_id(message.payload)
+    except ValueError:
+        return None
+
+
 def state_digest(duty: RefereeTable) -> str:
     """A short fingerprint of the table state: equal states give equal digests."""
     text = json.dumps(duty.state.to_dict(), sort_keys=True, separators=(",", ":"), default=str)
@@ -153,6 +164,7 @@ class Rig:
         rec = cfg.evidence
         self.evidence = RigEvidence(rec, session) if rec and rec.enabled else None
         self._open(session)
+        self._logged_commands = self.logged_commands()  # the referee's commands, logged once
         self.metrics = Metrics()
         sup = cfg.supervise
         self.supervisor = Supervisor(self.clock, (sup.backoff_min, sup.backoff_max), self._changed)
@@ -205,10 +217,21 @@ class Rig:
         setups = [e.payload for e in logged if isinstance(e.payload, VoiceSetup)]
         self._setup_logged = setups[-1] if setups else None
         self.players = _players(logged)
-        self.clock.resume(self.last_ts)
+        recorded = None if self.evidence is None else self.evidence.recorder.recorded_until(session)
+        self.clock.resume(max(self.last_ts, recorded or 0.0))  # never back over its recordings
         if self.evidence is not None and self.evidence.recorder.session != session:
             self.evidence.recorder.switch(session)
         self.store.set_current(self.table_id, session, self.cfg.table.session)
+
+    def logged_commands(self) -> set[str]:
+        """The ids of the referee's commands this table's log holds, in any session (a command
+        sent again after a session switch is still logged once)."""
+        out = set()
+        for evidence in self.store.evidence(self.table_id, Source.REFEREE.value):
+            cid = cited(evidence)
+            if cid is not None:
+                out.add(cid)
+        return out
 
     def obey_round(self, call: RoundCall) -> list[tuple[Event, list[EngineEvent]]]:
         """``cmd/round`` (in the core, in order with the submissions): this table plays
@@ -319,7 +342,7 @@ class Rig:
         if self.evidence is None:
             return None
         rec = self.evidence.recorder
-        return AudioRecording(rec.audio.dir, rec.segment_s, rec.index_file)
+        return AudioRecording(rec.incoming("audio"), rec.segment_s, rec.take_file)
 
     def _video_recording(self) -> VideoRecording | None:
         """The camera worker records its frames and stills into the ring (as the voice worker
@@ -331,7 +354,7 @@ class Rig:
             rec.video.dir,
             rec.stills_dir,
             rec.segment_s,
-            rec.index_file,
+            rec.take_file,
             lambda: rec.ring.last_end("video"),
         )
 
@@ -425,8 +448,9 @@ class Rig:
             self.supervisor.set(name, "ok", "running")
             self.alert(name, "info", f"{name} is heard again")
 
-    def alert(self, name: str, severity: str, message: str) -> None:
-        """A rig alert (rule RIG-INPUT): about an input, not the game; not in the log."""
+    def alert(self, name: str, severity: str, message: str, *, command: str | None = None) -> None:
+        """A rig alert (rule RIG-INPUT): about an input, not the game; not in the log. One that
+        refuses a referee's command names its id (``command``: the dashboard marks it failed)."""
         env = {
             "v": 1,
             "table_id": self.table_id,
@@ -439,6 +463,7 @@ class Rig:
                 "severity": severity,
                 "message": message,
                 "input": name,
+                **refusal_fields(command),
             },
         }
         self._outbox.put_nowait(("alerts", json.dumps(env, separators=(",", ":")), None))
@@ -510,6 +535,8 @@ class Rig:
             self.chairs.follow(ev.ts, self.duty.state)
             if isinstance(ev.payload, SessionStarted):
                 self.players = ev.payload.players
+            if ev.source is Source.REFEREE and (cid := cited(ev.evidence)) is not None:
+                self._logged_commands.add(cid)
             if self.evidence is not None:
                 self.evidence.note(ev, outputs)
             out.append((ev, outputs))
@@ -526,11 +553,16 @@ class Rig:
                     self._commit(done)
                     done = [(ev, outs, t_in) for ev, outs in self.obey_round(item)]
                     continue
+                cid = cited(item.evidence) if isinstance(item, Draft) else None
+                if cid is not None and cid in self._logged_commands:
+                    log.info("command %s is logged already: dropped", cid)  # sent again
+                    continue
                 try:
                     done += [(ev, outs, t_in) for ev, outs in self._ingest(item)]
                 except Exception as exc:  # a submission the core cannot take: say so, go on
                     log.exception("%s: submission refused", name)
-                    self.alert(name, "warning", f"{name}: submission refused: {exc}"[:300])
+                    text = f"{name}: submission refused: {exc}"[:300]
+                    self.alert(name, "warning", text, command=cid)
             self._commit(done)
 
     def _commit(self, done: list[tuple[Event, list[EngineEvent], float]]) -> None:
@@ -648,7 +680,8 @@ class Rig:
             try:
                 self._command(message)
             except Exception as exc:  # a bad command never stops the rig: it is answered
-                self.alert("commands", "warning", f"cmd/{message.name} refused: {exc}"[:300])
+                text = f"cmd/{message.name} refused: {exc}"[:300]
+                self.alert("commands", "warning", text, command=_named_id(message))
 
     def _command(self, message: BusMessage) -> None:
         p = message.payload

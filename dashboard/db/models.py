@@ -177,3 +177,30 @@ class PlayerSession(Base):
     entrant: Mapped[str] = mapped_column(ForeignKey("entrants.name", ondelete="CASCADE"))
     created: Mapped[float] = mapped_column(Float)
     expires: Mapped[float] = mapped_column(Float)
+
+
+class RigCommand(Base):
+    """A referee's command to a table (``cmd/event``), kept until the rig has logged it:
+    ``queued`` (not sent yet: the rig is offline or the send failed) → ``delivered`` (handed to
+    the bus while the rig was online) → ``applied`` (its logged event came back), or ``failed``
+    (the rig refused it; ``reason`` says why). ``n`` orders a table's commands as they are sent."""
+
+    __tablename__ = "rig_commands"
+    __table_args__ = (Index("ix_rig_commands_table_state", "table_id", "state"),)
+    n: Mapped[int] = mapped_column(Integer, primary_key=True)
+    id: Mapped[str] = mapped_column(String(64), unique=True)  # rig.bus.commands.new_id
+    table_id: Mapped[str] = mapped_column(String(64))
+    session_id: Mapped[str] = mapped_column(String(64))  # the table's session when decided
+    type: Mapped[str] = mapped_column(String(32))
+    body: Mapped[str] = mapped_column(Text)  # the cmd/event payload's JSON
+    actor: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(32))
+    target: Mapped[str] = mapped_column(Text, default="")  # the alert's id (ids, comma-separated)
+    state: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    created: Mapped[float] = mapped_column(Float)
+    sent: Mapped[float | None] = mapped_column(Float, nullable=True)  # the last send
+    done: Mapped[float | None] = mapped_column(Float, nullable=True)  # applied or failed at
+    logged_session: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    logged_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)

@@ -11,8 +11,9 @@ from pydantic import BaseModel, Field
 from dashboard import views
 from dashboard.auth import DECIDE, EVERYONE, REVOKE
 from dashboard.clips import keep_in_background
-from dashboard.commands import send
+from dashboard.commands import CommandResponse, label, send
 from dashboard.deps import Actor, need
+from dashboard.outbox import PENDING
 from dashboard.rules import summary
 from dashboard.services import services
 
@@ -31,6 +32,17 @@ class ClipLink(BaseModel):
     url: str
 
 
+class CommandState(BaseModel):
+    """The latest referee's command about an alert, and how it stands."""
+
+    id: str
+    state: str
+    reason: str
+    action: str
+    pending: bool
+    label: str
+
+
 class AlertResponse(BaseModel):
     id: str
     table_id: str
@@ -44,12 +56,18 @@ class AlertResponse(BaseModel):
     seq: int
     ts: float
     hand: int
+    at: float | None = Field(description="when its event reached the dashboard (epoch s)")
+    into_hand: float | None = Field(description="table-clock seconds into its hand")
+    hand_number: int = Field(description="its hand as the score card numbers it (1-8)")
+    half: int = Field(description="the score card (half session) of its hand, from 1")
     evidence: list[int]
     rejected: bool
     status: str
     open: bool
     proposal: dict[str, object] | None
     clips: list[ClipLink]
+    command: CommandState | None
+    settle: dict[str, object] | None = None  # a hand without a result: where its ruling goes
 
 
 class DecisionRequest(BaseModel):
@@ -68,20 +86,26 @@ class AckRequest(BaseModel):
 
 class SentResponse(BaseModel):
     sent: int
-    commands: list[dict[str, object]]
+    commands: list[CommandResponse]  # each with its id and state (queued: the rig is away)
 
 
 @router.get("/alerts", response_model=list[AlertResponse])
 def list_alerts(
     request: Request,
-    status: Literal["open", "all", "confirmed", "dismissed", "revoked", "acknowledged"] = "open",
+    status: Literal[
+        "open", "all", "confirmed", "dismissed", "revoked", "acknowledged", "settled", "voided"
+    ] = "open",
     table: str | None = Query(None, max_length=64),
     actor: Actor = Depends(need(EVERYONE)),
 ) -> list[AlertResponse]:
     out = []
     for v in views.queue(services(request).live, status):
         if table is None or v["table_id"] == table:
-            out.append(AlertResponse(**v, rule_text=summary(str(v["rule"]), actor.lang)))
+            cmd = v.pop("command")
+            if cmd is not None:
+                cmd = CommandState(**cmd, label=label(cmd["state"], cmd["reason"], actor.lang))
+            text = summary(str(v["rule"]), actor.lang)
+            out.append(AlertResponse(**v, rule_text=text, command=cmd))
     return out
 
 
@@ -90,7 +114,7 @@ def list_alerts(
     response_model=SentResponse,
     responses={
         404: {"description": "no such alert"},
-        409: {"description": "not allowed in its state"},
+        409: {"description": "not allowed in its state, or a decision on it is still on its way"},
     },
 )
 async def decide(
@@ -117,6 +141,14 @@ async def decide(
         raise HTTPException(422, f"a {body.verdict} needs a reason")
     if body.verdict == "change" and body.points is None:
         raise HTTPException(422, "a change needs the new points")
+    waiting = table.commands.get(item.id)
+    if waiting is not None and waiting["state"] in PENDING and waiting["action"] != "acknowledge":
+        how = label(waiting["state"], "", actor.lang)
+        raise HTTPException(
+            409,
+            f"a decision on this alert is on its way to the table ({how}, command "
+            f"{waiting['id']}): decide again once the table has logged it or refused it",
+        )
     payload: dict[str, object] = {
         "proposal": entry.proposal.id,
         "verdict": body.verdict,
@@ -134,6 +166,7 @@ async def decide(
         action=f"decision_{body.verdict}",
         target=item.id,
         reason=body.reason.strip(),
+        session_id=table.session_id,
     )
     keep_in_background(svc, [(table, item)])
     return SentResponse(sent=1, commands=[command])
@@ -150,12 +183,14 @@ async def acknowledge(
     """Acknowledge alerts (in bulk): one ``referee_decision`` note per table."""
     svc = services(request)
     per_table: dict[str, list[tuple[str, int]]] = {}
+    sessions: dict[str, str] = {}
     decided = []
     for table_id, item_id in body.items:
         found = svc.live.find(item_id, table_id)
         if found is None:
             raise HTTPException(404, f"no alert {item_id!r} at table {table_id!r}")
         per_table.setdefault(table_id, []).append((item_id, found[1].seq))
+        sessions.setdefault(table_id, found[0].session_id)
         decided.append(found)
     commands = []
     for table_id, acks in per_table.items():
@@ -164,7 +199,7 @@ async def acknowledge(
             "decision": "note",
             "about_seq": acks[0][1],
             "reason": "acknowledged",
-            "data": {"ack": [i for i, _ in acks]},
+            "data": {"ack": [i for i, _ in acks], "seqs": [s for _, s in acks]},  # rig: unpin
         }
         commands.append(
             await send(
@@ -175,6 +210,7 @@ async def acknowledge(
                 payload,
                 action="acknowledge",
                 target=",".join(i for i, _ in acks),
+                session_id=sessions[table_id],
             )
         )
     keep_in_background(svc, decided)

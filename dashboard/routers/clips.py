@@ -1,5 +1,7 @@
 """Evidence clips of a table: ``GET /api/tables/{table_id}/clips/{kind}`` — the dashboard's kept
-copy (an alert's clips are kept when it is decided), else fetched from the table's rig."""
+copy (an alert's clips are kept as soon as its rig has them), else fetched from the table's rig;
+when neither has it, the status and ``detail`` say why (the page shows "evidence not available"
+with it)."""
 
 from __future__ import annotations
 
@@ -26,9 +28,9 @@ _ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
         200: {"content": {"audio/flac": {}, "video/mp4": {}, "image/jpeg": {}}},
         400: {"description": "a bad range"},
         404: {"description": "neither the dashboard nor the rig keeps it"},
-        502: {"description": "the rig answered wrongly"},
-        503: {"description": "the rig is offline or serves no recordings"},
-        504: {"description": "the rig did not answer in time"},
+        502: {"description": "the rig answered wrongly, and the dashboard keeps no copy"},
+        503: {"description": "the rig is offline or serves no recordings, and no copy is kept"},
+        504: {"description": "the rig did not answer in time, and no copy is kept"},
     },
 )
 async def clip(

@@ -19,6 +19,7 @@ from dashboard.pdf import card_pdf
 from dashboard.routers.sheets import all_cards, find_card
 from dashboard.routers.standings import compute
 from dashboard.services import services
+from referee.scoresheet import NO_RESULT
 
 router = APIRouter(prefix="/export", tags=["exports"])
 
@@ -36,12 +37,25 @@ def _csv(rows: list[list[object]], name: str) -> Response:
 @router.get("/sheets.csv", response_class=Response)
 def sheets_csv(request: Request, _: Actor = Depends(need(EVERYONE))) -> Response:
     """One line per player and hand: table, session, half, hand, player, amount, penalty,
-    running total."""
+    running total, signed, and the hand's result (``no result (to settle)`` with no amount, for
+    a hand without one that no referee has settled; ``void``; ``settled``)."""
     rows: list[list[object]] = [
-        ["table", "session", "half", "hand", "player", "amount", "penalty", "total", "signed"]
+        [
+            "table",
+            "session",
+            "half",
+            "hand",
+            "player",
+            "amount",
+            "penalty",
+            "total",
+            "signed",
+            "result",
+        ]
     ]
     for card in all_cards(services(request).live):
         for r in card.rows:
+            result = NO_RESULT if r.status == "no_result" else r.status.replace("_", " ")
             for p in card.players:
                 rows.append(
                     [
@@ -50,10 +64,11 @@ def sheets_csv(request: Request, _: Actor = Depends(need(EVERYONE))) -> Response
                         card.half,
                         r.number,
                         p,
-                        r.payments.get(p, 0),
+                        "" if r.status == "no_result" else r.payments.get(p, 0),
                         r.penalties.get(p, 0),
                         r.totals.get(p, 0),
                         p in card.signatures,
+                        result,
                     ]
                 )
     return _csv(rows, "score-sheets.csv")

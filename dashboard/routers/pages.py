@@ -1,6 +1,7 @@
 """The server-rendered pages (Jinja2): venue, alerts, table, score sheets, standings, audit,
-and the login form. Each page's small script (static/app.js) follows ``/ws`` and reloads its
-``<main>`` when something it shows changes."""
+and the login form. Each page's small script (static/app.js) follows ``/ws`` and, when something
+it shows changes, fetches the page again and replaces in place only the parts (``data-key``)
+whose HTML changed."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from dashboard.services import services
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent.parent / "templates")
 templates.env.filters["clocktime"] = lambda ts: time.strftime("%H:%M:%S", time.localtime(ts))
+templates.env.filters["minsec"] = lambda s: f"{int(s // 60)}:{int(s % 60):02d}"
 
 FACES = {"m": "萬", "p": "筒", "s": "索", "f": "花"}
 HONOURS = {"E": "東", "S": "南", "W": "西", "N": "北", "P": "白", "F": "發", "C": "中"}
@@ -56,6 +58,8 @@ def page(request: Request, actor: Actor, name: str, **context: Any) -> HTMLRespo
             "can_control": actor.role in CONTROL,
             "can_audit": actor.role in AUDIT | DECIDE,
             "now": svc.clock(),
+            "open_alerts": views.open_total(svc.live),  # the Alerts badge (base.html)
+            "commands_of": svc.outbox.recent,  # a table's commands and how they stand
             **context,
         },
     )

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from dashboard.auth import DECIDE, EVERYONE
-from dashboard.commands import send
+from dashboard.commands import CommandResponse, send
 from dashboard.deps import Actor, need
-from dashboard.live import LiveState
+from dashboard.live import LiveState, result_item_id
 from dashboard.services import services
-from referee.scoresheet import ScoreCard
+from referee.events import HandRuled
+from referee.scoresheet import ScoreCard, SheetError
 
 router = APIRouter(prefix="/api/sheets", tags=["sheets"])
 
@@ -89,7 +90,7 @@ class CorrectionRequest(BaseModel):
 
 
 class CorrectionResponse(BaseModel):
-    sent: dict[str, Any]
+    sent: CommandResponse  # with its id and state (queued: the rig is away)
 
 
 @router.post(
@@ -144,5 +145,87 @@ async def correct(
         action="score_correction",
         target=f"{session_id}/{half}/{body.number}/{body.player}",
         reason=reason,
+    )
+    return CorrectionResponse(sent=command)
+
+
+class RulingRequest(BaseModel):
+    """A referee's ruling on a hand without a result (WMC-7.8): ``settle`` with the ``winner``,
+    the ``discarder`` (none: self-drawn) and the ``value`` — or neither winner nor payments: a
+    draw — or the ``payments`` themselves; or ``void``."""
+
+    ruling: Literal["settle", "void"]
+    winner: str | None = Field(None, min_length=1, max_length=64)
+    discarder: str | None = Field(None, min_length=1, max_length=64)
+    value: int | None = Field(None, ge=0, le=10_000, description="the hand's points (a win)")
+    payments: dict[str, int] | None = Field(
+        None, max_length=4, description="points per player, adding up to 0 (instead of a win)"
+    )
+    reason: str = Field(max_length=500)
+
+
+@router.post(
+    "/{table_id}/{session_id}/hands/{number}/ruling",
+    response_model=CorrectionResponse,
+    responses={
+        404: {"description": "no such table session or hand"},
+        409: {"description": "the hand has a result, or the table has moved on"},
+        422: {"description": "the ruling does not hold (it says why)"},
+    },
+)
+async def rule_hand(
+    table_id: str,
+    session_id: str,
+    number: int,
+    body: RulingRequest,
+    request: Request,
+    actor: Actor = Depends(need(DECIDE)),
+) -> CorrectionResponse:
+    """A ``hand_ruled`` event sent to the table, signed by the referee, for hand ``number``
+    (1-based in the session) that the record left without a result: the card and the queue
+    show it once the table has logged it (WMC-7.8, 8.1)."""
+    svc = services(request)
+    lt = svc.live.sessions.get((table_id, session_id))
+    if lt is None:
+        raise HTTPException(404, f"no session {session_id} of table {table_id}")
+    results = lt.duty.state.results
+    if not 1 <= number <= len(results):
+        ended = f"hands 1-{len(results)} have ended" if results else "no hand has ended yet"
+        raise HTTPException(
+            404,
+            f"hand {number} is not on the record of table {table_id} session {session_id}: {ended}",
+        )
+    result = results[number - 1]
+    if not result.unfinished:
+        raise HTTPException(
+            409,
+            f"hand {number} has a result ({result.outcome.replace('_', ' ')}): correct its "
+            "amounts on the score card instead",
+        )
+    reason = body.reason.strip()
+    if not reason:
+        raise HTTPException(422, "a ruling needs a reason (WMC-8.1)")
+    now = svc.live.tables[table_id].session_id  # the session the table logs into
+    if now != session_id:
+        raise HTTPException(409, f"table {table_id} is in session {now} now, not {session_id}")
+    fields = body.model_dump(exclude_none=True) | {
+        "hand": number - 1,
+        "reason": reason,
+        "referee": actor.name,
+    }
+    try:
+        lt.duty.ruling(HandRuled.model_validate(fields))  # the core's own checks, before sending
+    except (SheetError, ValidationError) as exc:
+        raise HTTPException(422, f"hand {number}: {exc}") from exc
+    command = await send(
+        svc,
+        actor,
+        table_id,
+        "hand_ruled",
+        fields,
+        action=f"hand_{body.ruling}",
+        target=result_item_id(session_id, number - 1),  # its state shows on the queue's item
+        reason=reason,
+        session_id=session_id,
     )
     return CorrectionResponse(sent=command)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from dashboard import views
 from dashboard.auth import CONTROL, EVERYONE
-from dashboard.commands import send
+from dashboard.commands import CommandResponse, send
 from dashboard.deps import Actor, need
 from dashboard.services import services
 
@@ -25,6 +25,7 @@ class CardResponse(BaseModel):
     hand: dict[str, Any]
     turn: str | None
     clocks: list[dict[str, Any]]
+    clocks_state: str = Field(description="live, or unavailable while the rig is offline")
     alerts: dict[str, int]
     open_alerts: int
     worst: str | None
@@ -48,7 +49,7 @@ class ControlRequest(BaseModel):
 
 
 class ControlResponse(BaseModel):
-    sent: dict[str, Any]
+    sent: CommandResponse  # with its id and state (queued: the rig is away)
 
 
 @router.get("", response_model=list[CardResponse])

@@ -1,5 +1,6 @@
 """``/ws``: the live channel. Logged-in users only (the session cookie); messages are JSON:
-``alert`` (a new alert item), ``tables`` (these tables changed), ``rig_alert``."""
+``alert`` (a new alert item), ``tables`` (these tables changed), ``rig_alert``; each with
+``open_alerts``, the venue's count of alerts waiting for a referee as it stood when sent."""
 
 from __future__ import annotations
 

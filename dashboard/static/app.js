@@ -10,6 +10,9 @@
     t.textContent = text; t.hidden = false; t.className = "toast" + (bad ? " bad" : "");
     clearTimeout(toast.timer); toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
   };
+  // how the command a referee just sent stands, in the user's language (the API's label):
+  // waiting for the table (its rig is offline), delivered, applied, failed: why
+  const stands = (r) => ((r && (r.commands || [r.sent])) || []).map((c) => c && c.label).filter(Boolean).join(" · ") || "✓";
   async function api(method, url, body) {
     const r = await fetch(url, {
       method, credentials: "same-origin",
@@ -20,42 +23,25 @@
     if (!r.ok) throw new Error(typeof data.detail === "string" ? data.detail : r.status + " " + r.statusText);
     return data;
   }
-  let reloading = false, again = false;
-  async function reload() {
-    if (reloading) { again = true; return; }
-    reloading = true;
-    try {
-      const r = await fetch(location.href, { credentials: "same-origin" });
-      const doc = new DOMParser().parseFromString(await r.text(), "text/html");
-      const next = doc.getElementById("main");
-      // what the user has open or is typing in now (not when the fetch began) is kept
-      if (document.activeElement && document.activeElement.matches("#main input, #main select")) { again = true; return; }
-      // an open evidence list keeps what it already loaded (no second fetch racing the first)
-      const open = [...document.querySelectorAll("#main details[open]")].map((d) => [d.closest("[data-item]")?.dataset.item, d.querySelector(".ev-list")]);
-      if (next) document.getElementById("main").replaceWith(next);
-      open.forEach(([id, old]) => {
-        const d = id && document.querySelector(`[data-item="${CSS.escape(id)}"] details`);
-        if (!d) return;
-        d.open = true;
-        const list = d.querySelector(".ev-list");
-        if (old && old.dataset.loaded && list) list.replaceWith(old);
-        else loadEvidence(d).catch((e) => toast(e.message, true));
-      });
-    } finally {
-      reloading = false;
-      if (again) { again = false; setTimeout(reload, 300); }
-    }
-  }
+  // something this page shows changed: its parts are updated in place (static/live.js)
+  const reload = () => window.mjrefLive && window.mjrefLive.update();
+  // a card's fields back to what the server rendered once what they held was sent: the card
+  // then takes its updates again (live.js leaves a card with changed fields alone)
+  const sent = (box) => box.querySelectorAll("input, select, textarea").forEach((f) => {
+    if (f.type === "checkbox" || f.type === "radio") f.checked = f.defaultChecked;
+    else if (f.tagName === "SELECT") [...f.options].forEach((o) => { o.selected = o.defaultSelected; });
+    else f.value = f.defaultValue;
+  });
+  let reconnecting = false; // after a drop the page is fetched again: messages were missed
   function connect() {
     const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
     const dot = document.getElementById("live");
-    ws.onopen = () => dot && dot.classList.add("up");
-    ws.onclose = () => { dot && dot.classList.remove("up"); setTimeout(connect, 1000); };
+    ws.onopen = () => { dot && dot.classList.add("up"); if (reconnecting) reload(); };
+    ws.onclose = () => { dot && dot.classList.remove("up"); reconnecting = true; setTimeout(connect, 1000); };
     ws.onmessage = (m) => {
       const msg = JSON.parse(m.data);
+      if (typeof msg.open_alerts === "number" && window.mjrefLive) window.mjrefLive.badge(msg.open_alerts);
       if (msg.type === "alert") {
-        const count = document.getElementById("alert-count");
-        if (count) count.textContent = String((parseInt(count.textContent || "0", 10) || 0) + 1);
         if (view === "alerts" || view === "overview" || view === "standings" || view === "sheets") reload();
         else if (view === "table" && location.pathname === "/tables/" + msg.item.table_id) reload();
       } else if (msg.type === "tables" || msg.type === "rig_alert") {
@@ -88,19 +74,25 @@
       if (b.dataset.decide) {
         const card = b.closest("[data-item]");
         const item = card.dataset.item, table = card.dataset.table;
+        let r;
         if (b.dataset.decide === "acknowledge") {
-          await api("POST", "/api/decisions/acknowledge", { items: [[table, item]] });
+          r = await api("POST", "/api/decisions/acknowledge", { items: [[table, item]] });
         } else {
           const reason = card.querySelector('input[name="reason"]')?.value || "";
           const pts = card.querySelector('input[name="points"]')?.value;
           const body = { table_id: table, item_id: item, verdict: b.dataset.decide, reason };
           if (b.dataset.decide === "change") body.points = pts === "" || pts === undefined ? null : parseInt(pts, 10);
-          await api("POST", "/api/decisions", body);
+          r = await api("POST", "/api/decisions", body);
         }
-        toast(document.body.dataset.lang === "zh" ? "已发送至牌桌" : "Sent to the table");
+        sent(card);
+        toast(stands(r));
       } else if (b.hasAttribute("data-bulk-ack")) {
         const items = [...document.querySelectorAll("input.pick:checked")].map((c) => c.value.split("|"));
-        if (items.length) { await api("POST", "/api/decisions/acknowledge", { items }); toast("✓ " + items.length); }
+        if (items.length) {
+          await api("POST", "/api/decisions/acknowledge", { items });
+          document.querySelectorAll("input.pick:checked").forEach((c) => { c.checked = false; });
+          toast("✓ " + items.length);
+        }
       } else if (b.dataset.control) {
         const box = b.closest("[data-table]");
         const body = { action: b.dataset.control };
@@ -108,8 +100,8 @@
           body.seat = box.querySelector('select[name="seat"]').value;
           body.seconds = parseFloat(box.querySelector('input[name="seconds"]').value);
         }
-        await api("POST", `/api/tables/${encodeURIComponent(box.dataset.table)}/controls`, body);
-        toast("✓ " + b.textContent);
+        const r = await api("POST", `/api/tables/${encodeURIComponent(box.dataset.table)}/controls`, body);
+        toast(b.textContent + ": " + stands(r));
       } else if (b.dataset.confirm) {
         await api("POST", b.dataset.confirm);
         toast("✓ " + b.textContent);
@@ -139,6 +131,7 @@
     try {
       await api("POST", form.dataset.api, body);
       toast("✓ " + (ev.submitter ? ev.submitter.textContent : ""));
+      form.reset(); // sent: the form takes the page's updates again
       reload();
     } catch (e) { toast(e.message, true); }
   });
@@ -148,13 +141,30 @@
     ev.preventDefault();
     const f = new FormData(form);
     try {
-      await api("POST", form.dataset.correct, {
+      const r = await api("POST", form.dataset.correct, {
         number: parseInt(f.get("number"), 10), player: f.get("player"),
         points: parseInt(f.get("points"), 10), reason: f.get("reason"),
       });
       form.reset();
-      toast(document.body.dataset.lang === "zh" ? "已发送至牌桌" : "Sent to the table");
+      toast(stands(r));
     } catch (e) { toast(e.message, true); }
   });
+  // an alert's clip or still neither the dashboard nor the rig has: the player or the image
+  // gives way to "evidence not available: why" (the clip API's reason)
+  document.addEventListener("error", async (ev) => {
+    const el = ev.target;
+    if (!(el instanceof HTMLElement) || !el.matches(".clips video, .clips audio, .clips img")) return;
+    let why;
+    try {
+      const r = await fetch(el.getAttribute("src"), { credentials: "same-origin" });
+      const data = r.ok ? {} : await r.json().catch(() => ({}));
+      why = r.ok ? `${r.headers.get("Content-Type")}: this browser cannot play it`
+        : typeof data.detail === "string" ? data.detail : `${r.status} ${r.statusText}`;
+    } catch (e) { why = e.message; }
+    const p = document.createElement("p");
+    p.className = "no-evidence";
+    p.textContent = `${el.closest(".clips").dataset.unavailable}: ${why}`;
+    el.replaceWith(p);
+  }, true);
   if (view) connect();
 })();

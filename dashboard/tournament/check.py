@@ -1,11 +1,11 @@
 """Before the report: is every result in, signed, balanced and explained? (WMC-8.1)
 
 Each problem names what fails and links to the page that shows it: a round not ended, a table
-session never logged, a card not complete or not signed, a hand whose payments do not sum to
-zero with its corrections (penalties are listed apart: they do not count), a player twice
-in a round (by the seating after its changes, and by what the tables logged), the logged
-players differing from the seating with no correction saying why, a correction without its
-reason.
+session never logged, a card not complete or not signed, a hand without a result that no
+referee has settled or voided, a hand whose payments do not sum to zero with its corrections
+(penalties are listed apart: they do not count), a player twice in a round (by the seating
+after its changes, and by what the tables logged), the logged players differing from the
+seating with no correction saying why, a correction without its reason.
 """
 
 from __future__ import annotations
@@ -73,6 +73,14 @@ def check(day: Day, live: LiveState) -> list[Problem]:
                         )
                     )
                 for row in card.rows:
+                    if row.status == "no_result":
+                        out.append(
+                            Problem(
+                                f"{where} card {card.half} hand {row.number}: no result "
+                                "(a referee settles or voids it from the alert queue, WMC-7.8)",
+                                "/alerts",
+                            )
+                        )
                     fixed = sum(c.points for c in card.corrections if c.hand == row.hand)
                     total = sum(row.payments.values()) + fixed
                     if total:

@@ -17,6 +17,7 @@ from referee.events import Event
 from referee.game.alerts import Alert
 from referee.game.state import TableState
 from referee.hands import Wind
+from referee.scoresheet import NO_RESULT
 from referee.tiles import format_tiles, tile_name
 
 QUIET = frozenset({"observation"})  # evidence, not play: left out of the record
@@ -136,7 +137,8 @@ def _proposal(p: dict[str, Any]) -> str:
 
 
 def _result(r: dict[str, Any]) -> list[str]:
-    head = f"  Result of hand {r['hand'] + 1}: {r['result'].replace('_', ' ')}"
+    shown = NO_RESULT if r["result"] == "unfinished" else r["result"].replace("_", " ")
+    head = f"  Result of hand {r['hand'] + 1}: {shown}"
     if r.get("marks"):
         head += " (marked for a referee: " + ", ".join(r["marks"]) + ")"
     out = [head]

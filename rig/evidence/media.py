@@ -29,8 +29,15 @@ AUDIO_GAP_S = 0.25  # samples later than this after the last: a new segment
 OnDone = Callable[[str, float, float, Path], None]
 
 
-def _name(start: float, ext: str) -> str:
-    return f"{round(start * 1000):012d}.{ext}"
+def segment_path(directory: Path, start: float, ext: str) -> Path:
+    """A new file's path in ``directory``, named by its start (ms of session time): never one
+    that is there already (``…-1``, ``-2`` beside it), so no recording lands on another."""
+    stem = f"{round(start * 1000):012d}"
+    path, n = directory / f"{stem}.{ext}", 0
+    while path.exists():
+        n += 1
+        path = directory / f"{stem}-{n}.{ext}"
+    return path
 
 
 class VideoWriter:
@@ -82,7 +89,7 @@ class VideoWriter:
 
     def _open(self, ts: float, w: int, h: int) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        self._path = self.dir / _name(ts, "mp4")
+        self._path = segment_path(self.dir, ts, "mp4")
         self._out = av.open(str(self._path), "w")
         stream = self._out.add_stream("libx264", rate=10)
         stream.width, stream.height, stream.pix_fmt = w, h, "yuv420p"
@@ -144,7 +151,7 @@ class AudioWriter:
 
     def _open(self, ts: float, rate: int, channels: int) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        self._path = self.dir / _name(ts, "flac")
+        self._path = segment_path(self.dir, ts, "flac")
         self._file = sf.SoundFile(
             self._path, "w", samplerate=rate, channels=channels, format="FLAC", subtype="PCM_16"
         )
@@ -168,7 +175,7 @@ def write_still(directory: Path, ts: float, rgb: np.ndarray, quality: int = 85) 
     )
     if not ok:
         raise ValueError(f"still at {ts:.2f}: the image cannot be encoded as JPEG")
-    path = directory / _name(ts, "jpg")
+    path = segment_path(directory, ts, "jpg")
     path.write_bytes(data.tobytes())
     return path
 
@@ -206,7 +213,9 @@ def segment_frames(
 
 
 def audio_clip(segments: Sequence[Segment], start: float, end: float) -> tuple[bytes, float, float]:
-    """FLAC of ``[start, end]`` from the segments (in time order); the range it covers."""
+    """FLAC of ``[start, end]`` from the segments (in time order); the range it covers. Each
+    instant once: where two recordings overlap (a microphone replaced mid-stream), the earlier
+    one's samples stand."""
     parts: list[np.ndarray] = []
     rate, first, last = 0, end, start
     for seg in segments:
@@ -214,7 +223,7 @@ def audio_clip(segments: Sequence[Segment], start: float, end: float) -> tuple[b
             if rate and f.samplerate != rate:
                 continue  # a clip has one rate: the segments of the first
             rate = f.samplerate
-            a = max(0, round((start - seg.start) * rate))
+            a = max(0, round((max(start, last) - seg.start) * rate))
             b = min(f.frames, round((end - seg.start) * rate))
             if b <= a:
                 continue

@@ -3,11 +3,15 @@ out, and clips cut from it on request.
 
 ``record_frame(ts, bgr)`` / ``record_audio(ts, samples, rate)`` / ``record_still(ts, rgb)`` take
 session time (the rig's table clock); they may be called from any thread (a camera worker, the
-voice reader). ``pin(ts)`` keeps the segments around an alert, a proposal or a win.
+voice reader). A worker process records on its own time line into a folder of :meth:`incoming`;
+:meth:`take_file` puts each file it finished on the ring's (named by its session time, never
+over another segment). ``pin(ts)`` keeps the segments around an alert, a proposal or a win;
+``release`` lets an alert's go once it is decided.
 """
 
 from __future__ import annotations
 
+import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from referee.evidence import still
-from rig.evidence.media import AudioWriter, VideoWriter, audio_clip, video_clip, write_still
+from rig.evidence.media import (
+    AudioWriter,
+    VideoWriter,
+    audio_clip,
+    segment_path,
+    video_clip,
+    write_still,
+)
 from rig.evidence.ring import Budget, Ring, Segment, describe
 
 
@@ -32,6 +43,7 @@ class Clip:
 
 
 MEDIA_TYPES = {"audio": "audio/flac", "video": "video/mp4", "still": "image/jpeg"}
+INCOMING = ".incoming"  # under the ring's folder: what worker processes are writing
 
 
 class Recorder:
@@ -56,6 +68,7 @@ class Recorder:
         self._video_lock = threading.Lock()
         self._audio_lock = threading.Lock()
         self.last_frame: float | None = None  # session time of the last frame recorded
+        shutil.rmtree(directory / INCOMING, ignore_errors=True)  # a dead worker's half segment
 
     def switch(self, session: str) -> None:
         """Record ``session`` from now on (the rig switched, cmd/round): the open segments are
@@ -96,14 +109,42 @@ class Recorder:
         self.ring.add("still", ts, ts, path)
         return still(ts)
 
-    def index_file(self, kind: str, start: float, end: float, path: Path) -> None:
-        """A file another process wrote under the ring's folder (the voice worker's audio,
-        the camera worker's video and stills)."""
+    def incoming(self, kind: str) -> Path:
+        """Where a worker process writes ``kind`` on its own time line (the voice worker's audio
+        starts at 0 each time it starts): a folder of the ring's disk, out of the segments'."""
+        return self.dir / INCOMING / kind
+
+    def take_file(self, kind: str, start: float, end: float, path: Path) -> None:
+        """A file another process finished, covering ``[start, end]`` of the session: one
+        written elsewhere (the voice worker's, named by its own time) is moved into this
+        session's folder under its session time, beside any segment there and never over it;
+        one written there already (the camera worker's, on the session clock) stays. Indexed."""
+        folder = self._folder(kind)
+        if path.parent.resolve() != folder.resolve():
+            folder.mkdir(parents=True, exist_ok=True)
+            with self._audio_lock if kind == "audio" else self._video_lock:
+                target = segment_path(folder, start, path.suffix.lstrip("."))
+                shutil.move(path, target)
+            path = target
         self.ring.add(kind, start, end, path)
 
-    def pin(self, ts: float, reason: str) -> None:
-        """Keep ``pin_before`` s before to ``pin_after`` s after ``ts`` for the whole session."""
-        self.ring.pin(max(0.0, ts - self.pin_before), ts + self.pin_after, reason)
+    def _folder(self, kind: str) -> Path:
+        return self.stills_dir if kind == "still" else self.dir / self.session / kind
+
+    def pin(self, ts: float, reason: str, holds: str = "") -> None:
+        """Keep ``pin_before`` s before to ``pin_after`` s after ``ts``: until ``holds`` (the
+        proposal id or ``alert@SEQ`` it waits for) is released; without, for the session."""
+        self.ring.pin(max(0.0, ts - self.pin_before), ts + self.pin_after, reason, holds)
+
+    def release(self, holds: str, by: str, session: str | None = None) -> int:
+        """``holds`` of ``session`` (this one) was decided by ``by``: its pin holds no more."""
+        return self.ring.release(session or self.session, holds, by)
+
+    def recorded_until(self, session: str | None = None) -> float | None:
+        """Where the newest video or audio of ``session`` ends (None: none kept): a rig that
+        opens the session again goes on after it, never back over it."""
+        ends = [self.ring.last_end(kind, session or self.session) for kind in ("video", "audio")]
+        return max((e for e in ends if e is not None), default=None)
 
     def flush(self) -> None:
         """Finish the open segments (they are indexed and can be served)."""

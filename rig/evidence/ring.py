@@ -3,9 +3,10 @@
 Segments (video, audio, stills) are files under the ring's folder; the index says which session,
 kind and time range each covers and how big it is. When the ring is over its budget (bytes,
 and/or hours of the session behind the newest segment) the oldest segments go first — except
-those pinned: a range around an alert, a penalty proposal or a win is kept for the whole session
-(segments written later into a pinned range are pinned as they arrive). Pins of a past session
-no longer hold: by then the dashboard has stored the clips of its decided alerts.
+those pinned (segments written later into a pinned range are pinned as they arrive). A pin
+that waits for a decision (an alert's, a proposal's: ``holds`` names it) holds in every session
+until :meth:`Ring.release` says it was decided (by then the dashboard keeps its clips); one
+without (a win's) holds while its session is the ring's.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ CREATE TABLE IF NOT EXISTS segments (
     end REAL NOT NULL,
     path TEXT NOT NULL UNIQUE,
     bytes INTEGER NOT NULL,
-    pinned INTEGER NOT NULL DEFAULT 0
+    pinned INTEGER NOT NULL DEFAULT 0  -- unused: what is pinned is read from the pins
 );
 CREATE INDEX IF NOT EXISTS segments_time ON segments (session, kind, start);
 CREATE TABLE IF NOT EXISTS pins (
@@ -40,6 +41,16 @@ CREATE TABLE IF NOT EXISTS pins (
     reason TEXT NOT NULL
 );
 """
+_PIN_COLUMNS = {  # added to rings indexed before pins waited for decisions
+    "holds": "TEXT NOT NULL DEFAULT ''",  # the decision it waits for ('': its session only)
+    "released": "TEXT",  # what decided it (NULL: it holds)
+}
+# a pin that holds now, for the segment row ``s`` (the ring's session is the parameter)
+_HELD = (
+    "EXISTS (SELECT 1 FROM pins p WHERE p.session = s.session AND p.start < s.end"
+    " AND p.end > s.start AND p.released IS NULL AND (p.holds != '' OR p.session = ?))"
+)
+_COLUMNS = "s.id, s.session, s.kind, s.start, s.end, s.path, s.bytes"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +62,7 @@ class Segment:
     end: float
     path: Path  # absolute
     bytes: int
-    pinned: bool
+    pinned: bool  # a pin holds it now
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +89,11 @@ class Ring:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(directory / "index.sqlite", check_same_thread=False)
         self._db.executescript(_SCHEMA)
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(pins)")}
+        for name, spec in _PIN_COLUMNS.items():
+            if name not in have:
+                self._db.execute(f"ALTER TABLE pins ADD COLUMN {name} {spec}")
+        self._db.commit()
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # a lost last row costs one segment only
         self.dropped = 0  # segments dropped by the budget since start
@@ -100,50 +116,80 @@ class Ring:
         rel = str(path.relative_to(self.dir))
         size = path.stat().st_size
         with self._tx() as db:
-            pinned = self._pinned(db, start, end)
+            if db.execute("SELECT 1 FROM segments WHERE path = ?", (rel,)).fetchone():
+                raise ValueError(f"{rel} is indexed already: a segment is never written over")
             cur = db.execute(
-                "INSERT OR REPLACE INTO segments (session, kind, start, end, path, bytes, pinned)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (self.session, kind, start, end, rel, size, int(pinned)),
+                "INSERT INTO segments (session, kind, start, end, path, bytes)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (self.session, kind, start, end, rel, size),
             )
             seg_id = int(cur.lastrowid or 0)
+            pinned = self._held(db, seg_id)
         self.enforce()
         return Segment(seg_id, self.session, kind, start, end, path, size, pinned)
 
-    def pin(self, start: float, end: float, reason: str) -> int:
-        """Keep ``[start, end]`` of this session whatever the budget; segments count pinned."""
+    def pin(self, start: float, end: float, reason: str, holds: str = "") -> int:
+        """Keep ``[start, end]`` of this session whatever the budget: until ``holds`` (the
+        proposal id or ``alert@SEQ`` it waits for) is released, in any session; without one,
+        while this session is the ring's. The count of segments it covers now."""
         with self._tx() as db:
             db.execute(
-                "INSERT INTO pins (session, start, end, reason) VALUES (?, ?, ?, ?)",
-                (self.session, start, end, reason),
+                "INSERT INTO pins (session, start, end, reason, holds) VALUES (?, ?, ?, ?, ?)",
+                (self.session, start, end, reason, holds),
             )
-            cur = db.execute(
-                "UPDATE segments SET pinned = 1 WHERE session = ? AND start < ? AND end > ?",
+            row = db.execute(
+                "SELECT COUNT(*) FROM segments WHERE session = ? AND start < ? AND end > ?",
                 (self.session, end, start),
+            ).fetchone()
+            return int(row[0])
+
+    def release(self, session: str, holds: str, by: str) -> int:
+        """``by`` decided what a pin of ``session`` waits for (``holds``): one such pin holds no
+        more (none when ``by`` released one already: a decision heard twice counts once). The
+        count released (0 or 1)."""
+        with self._tx() as db:
+            if db.execute(
+                "SELECT 1 FROM pins WHERE session = ? AND holds = ? AND released = ?",
+                (session, holds, by),
+            ).fetchone():
+                return 0
+            cur = db.execute(
+                "UPDATE pins SET released = ? WHERE id = (SELECT MIN(id) FROM pins"
+                " WHERE session = ? AND holds = ? AND released IS NULL)",
+                (by, session, holds),
             )
             return cur.rowcount
 
-    def _pinned(self, db: sqlite3.Connection, start: float, end: float) -> bool:
-        row = db.execute(
-            "SELECT 1 FROM pins WHERE session = ? AND start < ? AND end > ? LIMIT 1",
-            (self.session, end, start),
-        ).fetchone()
-        return row is not None
+    def waiting(self, session: str | None = None) -> list[str]:
+        """What this session's pins still wait for (a proposal id or ``alert@SEQ`` each)."""
+        with self._tx() as db:
+            rows = db.execute(
+                "SELECT holds FROM pins WHERE session = ? AND holds != '' AND released IS NULL"
+                " ORDER BY id",
+                (session or self.session,),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def _held(self, db: sqlite3.Connection, seg_id: int) -> bool:
+        row = db.execute(f"SELECT {_HELD} FROM segments s WHERE s.id = ?", (self.session, seg_id))
+        return bool(row.fetchone()[0])
 
     def enforce(self) -> int:
         """Drop the oldest unpinned segments until the ring is within its budget: this
-        session's older than the hours allowed, then by size a past session's first (their pins
-        no longer hold), then this session's oldest. The count dropped."""
+        session's older than the hours allowed, then by size a past session's first (only the
+        pins still waiting for a decision hold there), then this session's oldest. The count
+        dropped."""
         victims: list[tuple[int, str]] = []
         with self._tx() as db:
-            keep = "NOT (pinned = 1 AND session = ?)"
+            keep = f"NOT {_HELD}"
             if self.budget.seconds is not None:
                 newest = db.execute(
                     "SELECT MAX(end) FROM segments WHERE session = ?", (self.session,)
                 ).fetchone()[0]
                 if newest is not None:
                     victims += db.execute(
-                        f"SELECT id, path FROM segments WHERE {keep} AND session = ? AND end < ?",
+                        f"SELECT s.id, s.path FROM segments s WHERE {keep} AND s.session = ?"
+                        " AND s.end < ?",
                         (self.session, self.session, newest - self.budget.seconds),
                     ).fetchall()
             if self.budget.bytes is not None:
@@ -155,8 +201,8 @@ class Ring:
                 ).fetchone()[0]
                 if total > self.budget.bytes:
                     rows = db.execute(
-                        f"SELECT id, path, bytes FROM segments WHERE {keep}"
-                        " ORDER BY session != ? DESC, end",
+                        f"SELECT s.id, s.path, s.bytes FROM segments s WHERE {keep}"
+                        " ORDER BY s.session != ? DESC, s.end",
                         (self.session, self.session),
                     )
                     for seg_id, rel, size in rows:
@@ -179,9 +225,9 @@ class Ring:
         """Segments of ``kind`` overlapping ``[start, end]``, in time order."""
         with self._tx() as db:
             rows = db.execute(
-                "SELECT id, session, kind, start, end, path, bytes, pinned FROM segments"
-                " WHERE session = ? AND kind = ? AND start <= ? AND end >= ? ORDER BY start",
-                (session or self.session, kind, end, start),
+                f"SELECT {_COLUMNS}, {_HELD} FROM segments s WHERE s.session = ? AND s.kind = ?"
+                " AND s.start <= ? AND s.end >= ? ORDER BY s.start",
+                (self.session, session or self.session, kind, end, start),
             ).fetchall()
         return [_segment(self.dir, r) for r in rows]
 
@@ -189,9 +235,9 @@ class Ring:
         """The still kept at or just before ``t`` (the table as it stood then)."""
         with self._tx() as db:
             row = db.execute(
-                "SELECT id, session, kind, start, end, path, bytes, pinned FROM segments"
-                " WHERE session = ? AND kind = 'still' AND start <= ? ORDER BY start DESC LIMIT 1",
-                (session or self.session, t + 0.005),
+                f"SELECT {_COLUMNS}, {_HELD} FROM segments s WHERE s.session = ?"
+                " AND s.kind = 'still' AND s.start <= ? ORDER BY s.start DESC LIMIT 1",
+                (self.session, session or self.session, t + 0.005),
             ).fetchone()
         return None if row is None else _segment(self.dir, row)
 
@@ -223,7 +269,9 @@ class Ring:
         """Bytes, segments and pinned segments on disk (for the rig's status)."""
         with self._tx() as db:
             size, count, pinned = db.execute(
-                "SELECT COALESCE(SUM(bytes), 0), COUNT(*), COALESCE(SUM(pinned), 0) FROM segments"
+                f"SELECT COALESCE(SUM(s.bytes), 0), COUNT(*), COALESCE(SUM({_HELD}), 0)"
+                " FROM segments s",
+                (self.session,),
             ).fetchone()
         return {"bytes": size, "segments": count, "pinned": pinned, "dropped": self.dropped}
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.events import PAYLOADS, Source
+from rig.bus.commands import cite, cited, command_id
 from rig.config import NAME
 from rig.inputs.base import Draft
 
@@ -16,13 +17,19 @@ NAME_MAX = 64
 
 def referee_draft(command: dict[str, Any]) -> Draft:
     """A referee's command from the bus (``cmd/event``): a payload of a known type, logged with
-    source ``referee`` (a decision, a clock adjustment, a pause …); ValueError names the fault."""
+    source ``referee`` (a decision, a clock adjustment, a pause …) and, when the command has an
+    ``id``, ``command:<id>`` in its evidence (rig/bus/commands.py: logged once, seen applied);
+    ValueError names the fault."""
+    cid = command_id(command)
     kind = command.get("type")
     model = PAYLOADS.get(kind) if isinstance(kind, str) else None
     if model is None:
         raise ValueError(f"unknown event type {kind!r}; expected one of {', '.join(PAYLOADS)}")
     payload = model.model_validate(command.get("payload") or {})
     evidence = tuple(str(e) for e in command.get("evidence", ()))
+    evidence = tuple(e for e in evidence if cited((e,)) is None)  # only the command's own id
+    if cid is not None:
+        evidence += (cite(cid),)
     return Draft(payload, Source.REFEREE, 1.0, evidence)
 
 

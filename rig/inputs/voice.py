@@ -7,6 +7,7 @@ import asyncio
 import functools
 import json
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,16 +27,20 @@ from voice.verify import Claim
 
 @dataclass(frozen=True)
 class AudioRecording:
-    """The voice worker also writes its audio as FLAC segments into ``dir``; each finished
-    segment is handed to ``on_segment`` (the ring) on the session clock (audio time +
-    ``VoiceInput.audio_t0``)."""
+    """The voice worker also writes its audio as FLAC segments, named by its own audio time
+    (from 0 at each start), into a folder of its own under ``dir``; each finished segment is
+    handed to ``on_segment`` (the ring, which files it by session time) on the session clock
+    (audio time + ``VoiceInput.audio_t0``)."""
 
     dir: Path
     segment_s: float
     on_segment: Callable[[str, float, float, Path], None]
 
     def argv(self) -> list[str]:
-        return ["--record", str(self.dir), "--segment-s", str(self.segment_s)]
+        """The worker's recording options: a new folder each start (no two workers' files meet)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        run = tempfile.mkdtemp(prefix="worker-", dir=self.dir)
+        return ["--record", run, "--segment-s", str(self.segment_s)]
 
 
 HOLD_S = 2.0
@@ -155,9 +160,12 @@ class VoiceInput(Input):
                     sink.alert(self.name, "warning", f"audio {msg['alert'].get('detail', '')}")
                 elif "segment" in msg and self.recording is not None:
                     seg, t0 = msg["segment"], self.audio_t0
-                    self.recording.on_segment(
-                        "audio", t0 + seg["start"], t0 + seg["end"], Path(seg["path"])
-                    )
+                    try:
+                        self.recording.on_segment(
+                            "audio", t0 + seg["start"], t0 + seg["end"], Path(seg["path"])
+                        )
+                    except (OSError, ValueError) as exc:  # not kept: said, the hearing goes on
+                        sink.alert(self.name, "warning", f"recording not kept: {exc}"[:300])
                 elif "end" in msg:
                     ended = self.heard_all = True
             code = await proc.wait()

@@ -66,9 +66,10 @@ def test_referee_flow_in_a_real_browser(browser: Any, tmp_path: Path) -> None:  
         shot(page, "alerts")
         page.locator(f'[data-item="{target["id"]}"] button[data-decide="confirm"]').click()
         srv.wait(lambda: t1.log[-1].type == "penalty_decision")
-        # decided, it leaves the open queue when the table's event comes back (live)
+        # decided, it leaves the open queue when the table's event comes back (live), once the
+        # pointer has left it: the next alert never slides under a resting pointer
+        page.hover("strong.brand")
         page.wait_for_selector(f'[data-item="{target["id"]}"]', state="detached")
-        page.wait_for_timeout(300)  # the live reload settles before typing (a real UI wait)
         page.locator(f'[data-item="{other["id"]}"] input[name="reason"]').fill(
             "not seen by the floor referee"
         )

@@ -1,6 +1,8 @@
-"""Evidence clips through the dashboard: fetched from a real rig clip server on demand, kept
-when the alert is decided, still served after the rig's ring dropped them; the reasons a clip
-cannot be had (not kept, rig offline, wrong token, no login) are 4xx/5xx with a reason."""
+"""Evidence clips through the dashboard: fetched from a real rig clip server on demand, a copy
+of an alert's kept as soon as the rig has them (at its first view, at the decision, or by the
+keeper without either), served after the rig's ring dropped them or while the rig is offline;
+the reasons a clip cannot be had (not kept, rig offline, wrong token, no login) are 4xx/5xx with
+a reason."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import soundfile as sf
 from dashkit import Dash, prepare
 
 from dashboard.clips import session_clips
@@ -63,6 +66,13 @@ def first_proposal(d: Dash) -> tuple[Any, str, dict[str, Any]]:
     return c, csrf, items[0]
 
 
+def kept_of(d: Dash, clips: list[dict[str, Any]]) -> list[Any]:
+    """The dashboard's copies of these clips (an alert's: other alerts' are kept too)."""
+    refs = {(x["kind"], x["start"], x["end"]) for x in clips}
+    kept = session_clips(d.svc.factory, "T4", "S1")
+    return [k for k in kept if (k.kind, k.start, k.end) in refs]
+
+
 def rig_get(url: str) -> int:
     req = urllib.request.Request(url, headers={"Authorization": f"Bearer {TOKEN}"})
     try:
@@ -82,9 +92,9 @@ def test_an_alerts_clips_are_kept_at_decision_and_outlive_the_ring(
     clips = item["clips"]  # the simulated log cites no recording: what was around the alert
     assert [x["kind"] for x in clips] == ["video", "audio", "still"]
     assert all(x["url"].startswith("/api/tables/T4/clips/") for x in clips)
-    live = c.get(clips[0]["url"])  # before the decision: fetched from the rig on demand
+    live = c.get(clips[0]["url"])  # before the decision: fetched from the rig on demand …
     assert live.status_code == 200 and live.headers["content-type"] == "video/mp4"
-    assert session_clips(d.svc.factory, "T4", "S1") == []
+    assert [k.data for k in kept_of(d, clips) if k.kind == "video"] == [live.content]  # … kept
 
     r = c.post(
         "/api/decisions",
@@ -92,8 +102,8 @@ def test_an_alerts_clips_are_kept_at_decision_and_outlive_the_ring(
         headers={"X-CSRF-Token": csrf},
     )
     assert r.status_code == 200, r.text
-    d.wait(lambda: len(session_clips(d.svc.factory, "T4", "S1")) == 3)  # kept after the answer
-    kept = session_clips(d.svc.factory, "T4", "S1")
+    d.wait(lambda: len(kept_of(d, clips)) == 3)  # all kept after the answer
+    kept = kept_of(d, clips)
     assert sorted(k.kind for k in kept) == ["audio", "still", "video"]
     assert {k.alert_id for k in kept} == {item["id"]}
 
@@ -112,10 +122,12 @@ def test_an_alerts_clips_are_kept_at_decision_and_outlive_the_ring(
     assert z.status_code == 200 and z.headers["content-type"] == "application/zip"
     with zipfile.ZipFile(io.BytesIO(z.content)) as archive:
         assert archive.read("log.jsonl").decode().count("\n") == d.seq("T4") + 1
-        index = json.loads(archive.read("clips/index.json"))
+        index = [
+            e for e in json.loads(archive.read("clips/index.json")) if e["alert"] == item["id"]
+        ]
         assert sorted(e["kind"] for e in index) == ["audio", "still", "video"]
         for e in index:
-            assert e["alert"] == item["id"] and archive.read(e["file"]) == by_kind[e["kind"]]
+            assert archive.read(e["file"]) == by_kind[e["kind"]]
     assert c.get("/export/sessions/T4/S9.zip").status_code == 404
 
 
@@ -162,3 +174,33 @@ def test_the_reasons_a_clip_cannot_be_had(
     assert r.status_code == 503 and "rig is offline" in r.json()["detail"]
     r = c.get("/api/tables/T9/clips/audio?session=S1&start=1&end=2")
     assert r.status_code == 503 and "has not been seen" in r.json()["detail"]
+
+
+@pytest.mark.slow
+def test_an_undecided_alerts_evidence_is_served_from_the_dashboards_copy_when_the_rig_is_offline(
+    setup: tuple[Dash, Recorder, EvidenceServer, SimRig],
+) -> None:
+    d, rec, server, rig = setup
+    c, _, item = first_proposal(d)
+    record_around(rec, item["ts"])  # the rig has the alert's moment: nobody views or decides it
+    clips = item["clips"]
+    d.wait(lambda: len(kept_of(d, clips)) == 3, timeout=40)  # copied as soon as the rig has it
+    from_rig = {x["kind"]: c.get(x["url"]).content for x in clips}
+    server.close()  # the rig goes offline: its clip server with it
+    d.call(rig.stop)
+    d.rigs.remove(rig)
+    d.wait(lambda: d.svc.live.presence["T4"].state == "offline")
+    for x in clips:
+        got = c.get(x["url"])
+        assert got.status_code == 200, got.text
+        assert got.content == from_rig[x["kind"]]  # the same evidence as the rig gave
+    audio = next(x for x in clips if x["kind"] == "audio")
+    samples, _ = sf.read(io.BytesIO(c.get(audio["url"]).content))
+    assert len(samples) == round((audio["end"] - audio["start"]) * 8000)
+    assert np.allclose(samples, 0.05, atol=1e-3)  # what the microphones recorded
+    r = c.get("/api/tables/T4/clips/audio?session=S1&start=1&end=2")  # neither has this one
+    assert r.status_code == 503
+    assert r.json()["detail"] == (
+        "this table's rig is offline: its recordings cannot be had; "
+        "the dashboard keeps no copy of it"
+    )

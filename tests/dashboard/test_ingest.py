@@ -132,9 +132,10 @@ def test_the_store_counts_what_is_new_and_keeps_the_body(
     factory = session_factory(engine)
     events = game("T9", "S1", seed=1, hands=1)[:40]
     try:
-        assert store.insert_events(factory, events[:30], 1.0) == 30
-        assert store.insert_events(factory, events[20:], 2.0) == 10  # 20..29 are there already
-        assert store.insert_events(factory, [], 3.0) == 0
+        assert store.insert_events(factory, [(e, 1.0) for e in events[:30]]) == 30
+        again = [(e, 2.0) for e in events[20:]]
+        assert store.insert_events(factory, again) == 10  # 20..29 are there already
+        assert store.insert_events(factory, []) == 0
         assert [e.model_dump_json() for e in store.stored_events(factory)] == [
             e.model_dump_json() for e in events
         ]

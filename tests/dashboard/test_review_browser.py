@@ -122,7 +122,14 @@ def test_review_a_finished_game_in_a_real_browser(browser: Any, tmp_path: Path) 
             headers={"X-CSRF-Token": csrf},
         )
         assert answer.status == 200, answer.text()
-        srv.wait(lambda: len(session_clips(srv.svc.factory, "T1", "S1")) == 3)
+        refs = {(c["kind"], c["start"], c["end"]) for c in decided["clips"]}
+
+        def copies() -> int:  # its copies (other alerts' are kept too, as soon as the rig has them)
+            return sum(
+                (k.kind, k.start, k.end) in refs for k in session_clips(srv.svc.factory, "T1", "S1")
+            )
+
+        srv.wait(lambda: copies() == 3)
         srv.wait(lambda: rig.log[-1].type == "penalty_decision")
         srv.wait(lambda: srv.seq("T1") == len(rig.log) - 1)
         server.close()  # the rig's server is gone: what the review shows is the kept copy

@@ -23,6 +23,7 @@ WRONG_ROLE = {
     "/api/decisions/acknowledge": "viewer",
     "/api/tables/{table_id}/controls": "viewer",
     "/api/sheets/{table_id}/{session_id}/{half}/corrections": "scorekeeper",
+    "/api/sheets/{table_id}/{session_id}/hands/{number}/ruling": "scorekeeper",
     "/api/tournament/rounds/{round_}/controls": "referee",
     "/api/tournament/rounds/{round_}/tables/{table}/confirm": "scorekeeper",
     "/api/tournament/corrections": "viewer",
@@ -38,6 +39,7 @@ BODIES: dict[str, dict[str, Any]] = {
         "points": 1,
         "reason": "x",
     },
+    "/api/sheets/{table_id}/{session_id}/hands/{number}/ruling": {"ruling": "void", "reason": "x"},
     "/api/tournament/rounds/{round_}/controls": {"action": "start"},
     "/api/tournament/corrections": {"kind": "swap", "round": 1, "a": "x", "b": "y", "reason": "x"},
 }
@@ -48,6 +50,7 @@ def url_of(path: str) -> str:
         ("table_id", "T1"),
         ("session_id", "S1"),
         ("half", "1"),
+        ("number", "1"),
         ("round_", "1"),
         ("table", "1"),
     ):

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from dashkit import Dash, prepare
+from duty_kit import first_end_lost
 from tournament_kit import NAME, control, create, db_args, play_round, players_csv, rig
 
 from rig.cli import main as mjref
@@ -98,7 +99,7 @@ def test_a_whole_tournament_from_creation_to_the_export(
         after1 = head.get("/api/tournament/standings?upto=1").json()["players"]
         assert all(x["sessions"] == 1 for x in after1) and after1 != lines
         page = head.get("/tournament/standings?upto=1").text
-        assert all(f'<tr data-name="{x["name"]}">' in page for x in after1)
+        assert all(f'<tr data-name="{x["name"]}" ' in page for x in after1)
         assert page.index(after1[0]["name"]) < page.index(after1[-1]["name"])
         pdf = head.get("/export/tournament/cards.pdf")
         assert pdf.content.startswith(b"%PDF") and pdf.content.count(b"/Type /Page\n") == 16
@@ -197,7 +198,16 @@ def test_check_names_a_missing_signature_and_a_session_that_does_not_sum_to_zero
     with Dash(settings) as d:
         head, csrf = d.login("head_referee")
         ref, rcsrf = d.login("referee")
-        rigs = [rig(d, t, unsigned=t == "T2", hands=5 if t == "T4" else 8) for t in TABLES]
+        rigs = [
+            rig(
+                d,
+                t,
+                unsigned=t == "T2",
+                hands=5 if t == "T4" else 8,
+                damage=first_end_lost if t == "T1" else None,  # hand 1 left without a result
+            )
+            for t in TABLES
+        ]
         control(d, head, csrf, 1, "start")
         play_round(d, rigs, "R1")
         control(d, head, csrf, 1, "end")
@@ -240,7 +250,17 @@ def test_check_names_a_missing_signature_and_a_session_that_does_not_sum_to_zero
         assert f"round 1 table 4 (T4, session R1) card 1: not signed by {t4}" in problems
         assert "round 2 is planned, not ended" in problems
         assert "round 2 table 1 (T1, session R2): no session logged" in problems
-        assert len(problems) == 4 + 1 + 4  # nothing else: T1 and the rest of T3 are in order
+        no_result = (
+            "round 1 table 1 (T1, session R1) card 1 hand 1: no result (a referee settles or "
+            "voids it from the alert queue, WMC-7.8)"
+        )
+        assert no_result in problems
+        assert len(problems) == 4 + 1 + 4 + 1  # nothing else: the rest of T1 and T3 in order
+        void = {"ruling": "void", "reason": "replayed by agreement"}
+        assert _api(ref, rcsrf, "/api/sheets/T1/R1/hands/1/ruling", void).status_code == 200
+        d.wait(lambda: rigs[0].log[-1].type == "hand_ruled" and d.seq("T1") == len(rigs[0].log) - 1)
+        problems = [p["what"] for p in head.get("/api/tournament/check").json()["problems"]]
+        assert no_result not in problems and len(problems) == 4 + 1 + 4
         d.wait(lambda: True)
     capsys.readouterr()
     assert mjref(["tournament", "check", *db_args(db_url, data)]) == 1

@@ -70,3 +70,13 @@ def dealt(**hands: str) -> Duty:
     )
     assert step.accepted, step.alerts
     return d
+
+
+def first_end_lost(events: list[Event]) -> list[Event]:
+    """A log whose first hand's end (and what followed it up to the next wall) never reached
+    the record, numbered without a gap as a live sequencer would: the next wall closes that
+    hand without a result (referee/EVENTS.md, "A damaged record")."""
+    ended = next(i for i, e in enumerate(events) if e.type in ("win", "exhaustive_draw"))
+    second_wall = [e for e in events if e.type == "wall_built"][1]
+    keep = [e for i, e in enumerate(events) if i < ended or e.seq >= second_wall.seq]
+    return [e.model_copy(update={"seq": n}) for n, e in enumerate(keep)]

@@ -3,6 +3,7 @@ simulated rigs that play whatever round the dashboard tells them (``cmd/round``)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +44,21 @@ def create(db: str | None, data: Path, rounds: int = 4, *extra: str) -> dict[str
     return dict(line.split(",") for line in rows)
 
 
-def session_for(table: str, unsigned: bool = False, hands: int = 8) -> Any:
+Damage = Callable[[list[Event]], list[Event]]
+
+
+def session_for(
+    table: str, unsigned: bool = False, hands: int = 8, damage: Damage | None = None
+) -> Any:
     """A table's deal: a simulated session of ``hands`` (with irregularities, so with proposals)
-    for the players named, which they sign at its end (unless ``unsigned`` or short)."""
+    for the players named, which they sign at its end (unless ``unsigned`` or short);
+    ``damage`` makes what the record keeps of it (duty_kit.first_end_lost)."""
 
     def deal(session: str, players: tuple[str, ...]) -> list[Event]:
         seed = sum(map(ord, table + session))
         events = game(table, session, seed=seed, hands=hands, players=players)  # type: ignore[arg-type]
+        if damage is not None:
+            events = damage(events)
         if not unsigned and hands == 8:
             last = events[-1].ts
             events += [
@@ -61,14 +70,16 @@ def session_for(table: str, unsigned: bool = False, hands: int = 8) -> Any:
     return deal
 
 
-def rig(dash: Any, table: str, unsigned: bool = False, hands: int = 8) -> SimRig:
+def rig(
+    dash: Any, table: str, unsigned: bool = False, hands: int = 8, damage: Damage | None = None
+) -> SimRig:
     """A simulated rig on the dashboard's bus (through a broker: its own connection)."""
     bus = dash.bus
     if getattr(dash, "mqtt", None):
         bus = MqttBus(dash.mqtt, dash.settings.venue)
         dash.call(bus.start)
         assert dash.call(bus.wait_connected, 10)
-    r = SimRig(bus, table, "idle", [], deal=session_for(table, unsigned, hands))
+    r = SimRig(bus, table, "idle", [], deal=session_for(table, unsigned, hands, damage))
     dash.call(r.start)
     dash.rigs.append(r)
     return r

@@ -274,8 +274,8 @@ def test_a_referee_settles_or_voids_a_marked_hand() -> None:
     after = duty.totals()
     assert {p: after[p] - before[p] for p in players} == settled
     (card,) = duty.cards()
-    assert card.rows[0].payments == dict.fromkeys(players, 0)  # the record's own amounts
-    assert [c.points for c in card.corrections if c.hand == 0] == [48, -16, -16, -16]
+    assert card.rows[0].payments == settled and card.rows[0].status == "settled"  # in its row
+    assert not card.corrections
     # a later ruling replaces the earlier one; void puts the hand back to no payments
     assert _ruled(duty, seq + 1, hand=0, ruling="void", reason="replayed", referee="R2") == []
     assert duty.totals() == before

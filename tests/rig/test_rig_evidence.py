@@ -1,6 +1,8 @@
 """A rig with recording on: a video file played as the camera and the voice worker's audio go
 into the ring, the status names the clip server, camera events cite their video, a win pins its
-segments, and the server hands out clips with the dashboard's token only."""
+segments, and the server hands out clips with the dashboard's token only. Each hand's new voice
+input goes on the ring's time line (never over the last hand's audio), an alert's moment is
+kept until its decision, and a rig opened again records on after what its ring holds."""
 
 from __future__ import annotations
 
@@ -15,11 +17,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hand_audio_kit import LEVELS, decide, hand_wav, hear, level_of, start_session
 
+from referee.events import Event, SessionStarted, Source
 from referee.evidence import clips_in
+from referee.store import EventStore
+from rig.bus.memory import MemoryBus
 from rig.config import parse
+from rig.evidence import Budget, Recorder
 from rig.rig_cli import make_bus
 from rig.runtime import Rig
+from table_io.clock import FakeClock
 from voice.audio_io import SR, write_wav
 
 from .test_rig_hand import CAMERA_PLAY, CAMERA_SETUP, camera_lines
@@ -122,3 +130,87 @@ async def _run(cfg: object, camera: Path) -> None:
         assert code == 404 and re.search(r"the ring keeps video 0\.\d\d-6\.\d\d$", detail)
     finally:
         await rig.stop()
+
+
+@pytest.mark.slow
+def test_an_undecided_alerts_audio_outlives_the_next_hands_recordings(tmp_path: Path) -> None:
+    """Each hand a new voice input whose file starts at 0 (as the demo): the alert raised in the
+    first hand keeps its audio, with the first hand's sound, after two more hands; its pin
+    holds until the referee's decision is logged."""
+    if not Path("models/voice_spotter.onnx").exists():
+        pytest.skip("models/voice_spotter.onnx missing")
+    cfg = parse(
+        {
+            "table": {"id": "T5", "session": "S1", "log": str(tmp_path / "t5.sqlite")},
+            "evidence": {
+                "dir": str(tmp_path / "evidence"),
+                "token": TOKEN,
+                "host": "127.0.0.1",
+                "segment_s": 2,
+            },
+        }
+    )
+    wavs = [hand_wav(tmp_path / f"hand{i}.wav", 5.0, lv) for i, lv in enumerate(LEVELS)]
+    asyncio.run(asyncio.wait_for(_three_hands(cfg, wavs), 4 * WAIT))
+
+
+async def _three_hands(cfg: object, wavs: list[Path]) -> None:
+    assert hasattr(cfg, "table")
+    rig = Rig(cfg, make_bus(cfg))  # type: ignore[arg-type]
+    assert rig.evidence is not None
+    ring = rig.evidence.recorder.ring
+    await rig.start()
+    try:
+        start_session(rig)
+        first = await hear(rig, wavs[0], late_after=1.0)
+        proposal = next(o for o in rig.outputs if o.type == "proposal")
+        assert first[0] < proposal.ts < first[1]
+        for wav in wavs[1:]:  # two more hands, each its own recording from 0 s
+            later = await hear(rig, wav)
+            assert later[0] >= first[1] - 0.5
+        url = rig.status()["evidence_url"]
+        a, b = first[0] + 0.5, first[1] - 0.5
+        code, body = fetch(f"{url}/clips/audio?start={a:.2f}&end={b:.2f}")
+        assert code == 200, body
+        assert level_of(body) == pytest.approx(LEVELS[0], abs=0.02)  # the first hand's sound
+        assert ring.waiting() == [proposal.payload["id"]]
+        decide(rig, proposal.payload["id"])
+        await rig.idle()
+        assert ring.waiting() == []
+    finally:
+        await rig.stop()
+
+
+def test_a_rig_opened_again_records_on_after_what_its_ring_holds(tmp_path: Path) -> None:
+    """The session's log ends at 12 s but its microphones were recorded to 30 s: the rig opened
+    again goes on at 30 s, so what it records next never lies over what the ring keeps."""
+    cfg = parse(
+        {
+            "table": {"id": "T7", "session": "S1", "log": str(tmp_path / "t7.sqlite")},
+            "evidence": {"dir": str(tmp_path / "evidence")},
+        }
+    )
+    assert cfg.evidence is not None
+    rec = Recorder(cfg.evidence.dir, "S1", Budget())
+    rec.record_audio(0.0, np.zeros(8000 * 30, np.float32), 8000)
+    rec.close()
+    store = EventStore(cfg.table.log)
+    store.append(
+        Event(
+            table_id="T7",
+            session_id="S1",
+            seq=0,
+            ts=12.0,
+            source=Source.REFEREE,
+            type="session_started",
+            payload=SessionStarted(players=("A", "B", "C", "D")),
+        )
+    )
+    store.close()
+    rig = Rig(cfg, MemoryBus(), clock=FakeClock())
+    try:
+        assert rig.last_ts == 12.0 and rig.clock.now() == pytest.approx(30.0)
+    finally:
+        rig.store.close()
+        assert rig.evidence is not None
+        rig.evidence.close()
