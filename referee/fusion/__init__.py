@@ -22,7 +22,8 @@ before and turns the change into the action that explains it:
   differ from the record, WMC-7.4). A winner whose tiles nobody saw (a real table: the deal and
   the draws face down) is one reading, ``win`` with ``hand_revealed``, once the hand shows as
   many tiles as the win needs (with the tile won on a discard): the rules rule the win on the
-  hand, and the hand may show the last discard misread (the tile he won on is among them), or,
+  hand, and the hand may show the last discard misread (the tile he won on is among them), or
+  have been won on a tile drawn from a wall the camera did not see give it (``UNSEEN_DRAW``), or,
   where the hand as read is no regular win, one of its own tiles misread (each runner-up at
   least ``IRREGULAR`` as likely as what was read is a reading of the hand too: a hand that is
   a win with a runner-up is far likelier misread than a false win);

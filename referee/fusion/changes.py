@@ -46,6 +46,7 @@ RIVERBED_S = 6.0  # the riverbed tile lying this long unwon: the hand is drawn
 DEAL_STACKS = 26  # stacks the deal empties (53 tiles: 26 and a half)
 RACK_FILLED = 10  # tiles standing in a hand zone that show the deal was taken
 UNSEEN_DISCARD = 0.1  # a claim of a discard the camera never saw weighs this much less
+UNSEEN_DRAW = 0.1  # a win self-drawn from a wall the camera did not see give a tile: as much
 
 
 @dataclass
@@ -397,7 +398,10 @@ class Fusion(Record):
         """A hand nobody has seen into, laid down face up: the win and the hand shown are one
         reading (the rules rule the win on the hand), read again at each observation until it
         holds as many tiles as the winner holds (with the tile won on a discard). Its tiles may
-        show the last discard misread: the tile he won on is among them."""
+        show the last discard misread: the tile he won on is among them. On his turn to draw
+        with no tile seen taken from the wall, the win self-drawn is a reading too
+        (``UNSEEN_DRAW``): the camera misses a wall as it misses a tile, and without it a hand
+        won on the tile drawn put a discard read surely right on another tile it never named."""
         seat, key = obs.seat, (obs.seat, REVEAL_KEY)
         tiles = tuple(sorted(s.tile for s in faces if s.tile is not None))
         self.pending = [p for p in self.pending if p.key != key]
@@ -424,6 +428,9 @@ class Fusion(Record):
                 hand_read = tuple(sorted([*rest, tile]))
                 reading = [WinDeclared(seat=seat), HandRevealed(seat=seat, tiles=hand_read)]
                 options.append(Option([*before, *reading], ratio, ((index, tile, False),)))
+            drawn = [] if before else self._draw_before(seat)
+            if drawn:  # the wall not seen giving the tile (an arm over it, or long before)
+                options.append(Option([*drawn, *shown], UNSEEN_DRAW))
             read = self.discard_read
             if before or hand.last_discard is None or read is None:
                 return options

@@ -715,3 +715,30 @@ def test_a_hand_shown_that_two_misreads_make_the_same_winning_hand_is_that_hand(
     for e in events:
         truth.apply(e)
     assert _results(fusion.table) == _results(truth)
+
+
+def test_a_self_drawn_win_whose_draw_the_wall_did_not_show_is_not_put_on_the_discard() -> None:
+    """A winner draws and wins on the tile drawn, and the camera misses the wall giving it (an
+    arm over it, the hand laid down later than the wall's change is recent): the hand shown
+    does not hold the last discard, read surely. The self-drawn win the rules allow is a
+    reading too, likelier than the discard misread as a tile the camera never named: the
+    demo's soak recorded a right 3s discard as the 4p S drew, and the win as won on it."""
+    events = list(Simulator(seed=73).run(3))
+    win = [i for i, e in enumerate(events) if e.type == "win"][2]
+    draw = next(e for e in reversed(events[:win]) if e.type == "draw")
+    discard = next(e for e in reversed(events[:win]) if e.type == "discard")
+    assert draw.ts > discard.ts and draw.payload.seat == events[win].payload.seat  # type: ignore[attr-defined]
+    seen = [
+        o
+        for o in observations(events=events)
+        if not (o.zone == "wall" and draw.ts < o.ts <= draw.ts + 1.0)  # its wall change missed
+    ]
+    fusion = hidden_run(events, seen)
+    assert [action_key(e) for e in fusion.events if e.type in KINDS] == [
+        action_key(e) for e in events if e.type in KINDS
+    ]
+    assert not any(e.type == "discard_corrected" for e in fusion.events)
+    truth = Table()
+    for e in events:
+        truth.apply(e)
+    assert _results(fusion.table) == _results(truth)
