@@ -1,4 +1,5 @@
-"""Evidence strings that cite a recording: ``audio:``, ``video:`` and ``still:`` (the contract).
+"""Evidence strings that cite a recording: ``audio:``, ``video:`` and ``still:`` (the contract);
+and ``seen:T``, when a sensor saw what an event says.
 
 Events and alerts carry ``evidence: tuple[str, ...]``; besides the older forms (a seq, ``frame:N``,
 ``line:N``) a recording is cited by its time range on the table session's clock, in seconds with
@@ -87,6 +88,23 @@ def still(ts: float) -> str:
     """``still:T`` for the rectified table still of the settled change seen at ``ts``."""
     t = _round(ts)
     return ClipRef("still", t, t).format()
+
+
+def seen(ts: float) -> str:
+    """``seen:T``: the sensor saw what the event says at session time ``ts`` (the rig logs it
+    when it arrives, later on a loaded machine: the event's own ``ts``); not a recording."""
+    return f"seen:{_round(ts):.2f}"
+
+
+def seen_at(evidence: Iterable[object]) -> float | None:
+    """The time a ``seen:T`` item names, or None."""
+    for item in evidence:
+        if isinstance(item, str) and item.startswith("seen:"):
+            try:
+                return float(item[5:])
+            except ValueError:
+                return None
+    return None
 
 
 def is_clip(text: object) -> bool:

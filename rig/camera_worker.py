@@ -9,8 +9,9 @@ referee/fusion/) and speaks JSON lines, like ``rig.voice_worker``:
   fusion's engine follows them, so the camera's actions are judged against the same hand (the
   deal, the table's dice, heard calls). Nothing is read from the source before that line.
 - stdout, to the rig: ``{"event": ENVELOPE}`` a game action the camera saw (observations stay
-  here; the action cites its frame and ``video:<start>-<end>``), ``{"alert": {...}}`` a change
-  no legal action explains (FUSION-…), ``{"notice": TEXT}`` (calibrated, moved),
+  here; the action cites its frame, ``seen:<t>`` and ``video:<start>-<end>``),
+  ``{"alert": {...}}`` a change no legal action explains (FUSION-…), ``{"notice": TEXT}``
+  (calibrated, moved),
   ``{"alive": frames}`` twice a second, ``{"end": frames}`` when a file ends.
 
 With ``--record DIR [--stills DIR] [--segment-s S] [--record-after T]`` it also records what it
@@ -45,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from referee.events import Event, Source, parse_line
-from referee.evidence import still, video
+from referee.evidence import seen, still, video
 from referee.fusion import Fusion
 from referee.game.state import Phase
 from referee.game.table import Table
@@ -169,6 +170,7 @@ def _action(event: Event, stills: dict[int, float]) -> dict[str, Any]:
         if kind == "frame" and n.isdigit() and int(n) in stills:
             refs.append(still(stills[int(n)]))
     t = event.ts
+    refs.append(seen(t))  # the rig logs it when it comes: seconds later on a loaded machine
     refs.append(video(max(0.0, t - CLIP_S), t + CLIP_S))
     env["evidence"] = refs
     return env

@@ -37,6 +37,7 @@ from referee.events import (
     Source,
     WinDeclared,
 )
+from referee.evidence import seen_at
 from voice.audio_io import SR, Audio
 from voice.crosstalk import leak_gains, without_others
 from voice.detect import LAG
@@ -386,12 +387,12 @@ class ClaimWindows:
         name = seat.name if seat is not None else None
         if isinstance(p, (Discard, Chow, Pung, Kong)):
             moved, earliest = self._moved(ev)
-            self.last_move = (ev.ts, moved, earliest)
+            self.last_move = (_seen(ev), moved, earliest)
         if isinstance(p, Discard):
             # a discard the camera logged with the move before it (a pung and its discard in
             # one frame: the arm over both) may have landed as soon as that move
             self.last_discard = (p.seat.name, moved)
-            self.discard_logged = (ev.ts, ev.source is Source.VISION, earliest)
+            self.discard_logged = (_seen(ev), ev.source is Source.VISION, earliest)
             self.own_turn = False
         elif isinstance(p, (Draw, ReplacementDraw)):
             drawn = _landed(ev)
@@ -428,8 +429,8 @@ class ClaimWindows:
         landed, last = _landed(ev), self.last_move
         if last is None or ev.source is not Source.VISION:
             return landed, landed
-        together = ev.ts - last[0] < CAMERA_LAG_S
-        earliest = min(landed, max(last[2] if together else last[1], ev.ts - OPEN_MAX_S))
+        together = _seen(ev) - last[0] < CAMERA_LAG_S
+        earliest = min(landed, max(last[2] if together else last[1], _seen(ev) - OPEN_MAX_S))
         return (earliest if together else landed), earliest
 
     def _claimed(self, exposure: Event) -> tuple[str, float]:
@@ -442,15 +443,23 @@ class ClaimWindows:
         seat, landed = self.last_discard
         if self.discard_logged is not None:
             logged, by_camera, earliest = self.discard_logged
-            if by_camera and exposure.ts - logged < CAMERA_LAG_S:
+            if by_camera and _seen(exposure) - logged < CAMERA_LAG_S:
                 landed = min(landed, earliest)
         return seat, landed
 
 
+def _seen(ev: Event) -> float:
+    """When the camera saw a move (``seen:T``: its worker's frame time), not when the rig logged
+    it, seconds later on a loaded machine (a false WMC-5.5 in the soak: a kong's call, made
+    after the discard the camera saw, fell before a window opened from the discard's log)."""
+    at = seen_at(ev.evidence) if ev.source is Source.VISION else None
+    return ev.ts if at is None else min(at, ev.ts)
+
+
 def _landed(ev: Event) -> float:
-    """When a tile moved: the camera logs it once the table has settled after it (0.7 s later
-    at the median), while a call may come at once, before the tile is logged."""
-    return ev.ts - (CAMERA_LAG_S if ev.source is Source.VISION else 0.0)
+    """When a tile moved: the camera sees it once the table has settled after it (0.7 s later
+    at the median), while a call may come at once, before the tile is seen."""
+    return _seen(ev) - (CAMERA_LAG_S if ev.source is Source.VISION else 0.0)
 
 
 def _shown(ev: Event) -> float:
@@ -459,7 +468,7 @@ def _shown(ev: Event) -> float:
     an exposure it logged was shown ``POST_S`` or more before; a call running into the showing
     is still in the window that ends ``POST_S`` after this, where the camera logged it. The
     check, answered once that much is heard, no longer waits a second past the camera's log."""
-    return ev.ts - (POST_S if ev.source is Source.VISION else 0.0)
+    return _seen(ev) - (POST_S if ev.source is Source.VISION else 0.0)
 
 
 def claims_from_events(events: Sequence[Event]) -> list[Claim]:

@@ -150,8 +150,11 @@ def test_the_worker_reads_no_frame_before_it_has_followed_the_whole_log(clip: Pa
         for e in events[: deal + 1]:  # a hand dealt: enough to look like one in play
             proc.stdin.write(e.model_dump_json() + "\n")
         proc.stdin.flush()
-        time.sleep(4.0)  # waiting on the worker process, which would read its frames now
-        assert said and all(m == {"alive": 0} for m in said), said[:5]
+        deadline = time.monotonic() + 60
+        while len(said) < 6:  # up, its models loaded, waiting: 3 s (it once read frames here)
+            assert time.monotonic() < deadline, "the worker said nothing"
+            time.sleep(0.2)  # waiting on the worker process
+        assert all(m == {"alive": 0} for m in said), said[:5]
         proc.stdin.write(CAUGHT_UP + "\n")
         proc.stdin.flush()
         deadline = time.monotonic() + 120

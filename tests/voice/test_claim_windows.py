@@ -75,3 +75,28 @@ def test_a_discard_logged_with_the_pung_before_it_opens_the_window_at_that_pungs
     assert (chow.kind, chow.seat, chow.discarder) == ("chow", "E", "N")
     assert chow.t_discard == pytest.approx(493.2 - CAMERA_LAG_S)  # not 498.59 - CAMERA_LAG_S
     assert pung.t_discard == pytest.approx(493.2 - CAMERA_LAG_S)
+
+
+def test_a_move_is_timed_when_the_camera_saw_it_not_when_the_rig_logged_it() -> None:
+    """On a loaded machine the camera's worker hands the rig a move seconds after it saw it:
+    S's discard seen at 772.2 was logged at 774.21, and E's kong call just after the discard
+    fell before a window opened from the log (a false WMC-5.5 in the 60-minute soak)."""
+    seen = ("frame:1480", "seen:772.20")
+    events = [
+        make_event(
+            Discard(seat=Wind.E, tile=3),
+            seq=0,
+            ts=771.26,
+            source=Source.VISION,
+            evidence=("seen:769.50",),
+        ),
+        make_event(
+            Discard(seat=Wind.S, tile=5), seq=1, ts=774.21, source=Source.VISION, evidence=seen
+        ),
+        make_event(
+            Pung(seat=Wind.E), seq=2, ts=775.88, source=Source.VISION, evidence=("seen:775.60",)
+        ),
+    ]
+    (claim,) = claims_from_events(events)
+    assert claim.t_discard == pytest.approx(772.20 - CAMERA_LAG_S)
+    assert claim.t_exposed == pytest.approx(775.60 - POST_S)
