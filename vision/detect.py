@@ -29,6 +29,10 @@ CROP_MARGIN = 0.08
 LETTERBOX_FILL = 114
 DEFAULT_MIN_CONF = 0.4  # best tile accuracy on the first 100 dev photos (models/MODELS.md)
 SURE = 0.9  # crops classified at least this surely skip the other quarter turns
+# the classes whose faces look alike at a quarter turn: the dots' and bamboos' grids. A turned
+# view of a crop known upright is evidence for them only: a character's numeral turned is
+# another face (the demo's text 9m read 9m 0.70 upright, 6m 0.64-0.66 at each other turn)
+TURN_ALIKE = (np.arange(NUM_CLASSES) >= 9) & (np.arange(NUM_CLASSES) < 27)
 TILE_ABOVE = 2.5  # only images longer than this many detector sides may go through windows …
 SMALL_TILE = 12.0  # … and only when the whole view's tiles are smaller than this (detector px)
 WINDOW_TILE = 24.0  # windows are cut at the scale that shows the tiles found at this size
@@ -482,17 +486,20 @@ class TileRecognizer:
         # while a doubtful box needs a confident name.
         return probs.argmax(1), rows[:, 4] * np.sqrt(probs.max(1)), None
 
-    def classify_crops(self, crops: Sequence[Image.Image]) -> np.ndarray:
-        """Class probabilities ``[n, 43]`` for RGB crops of side ``self.crop``."""
+    def classify_crops(self, crops: Sequence[Image.Image], upright: bool = False) -> np.ndarray:
+        """Class probabilities ``[n, 43]`` for RGB crops of side ``self.crop``; ``upright``:
+        the crops are turned as the tiles lie (the table camera's), see ``_classify_array``."""
         if not crops:
             return np.zeros((0, NUM_CLASSES), np.float32)
-        return self._classify_array(crop_array(crops))[0]
+        return self._classify_array(crop_array(crops), upright=upright)[0]
 
     def _classify_array(
-        self, x: np.ndarray, voters: np.ndarray | None = None
+        self, x: np.ndarray, voters: np.ndarray | None = None, upright: bool = False
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """Probabilities of crops ``[n, 3, side, side]``, and with a profile which crops it read
-        as the venue's (decided on the upright crop, kept for its other turns)."""
+        as the venue's (decided on the upright crop, kept for its other turns). An unsure crop
+        is also seen at the other quarter turns, averaged; of an ``upright`` crop, the turned
+        views count only for the faces that look alike turned (``TURN_ALIKE``)."""
         inside = None
         if self.profile is not None:
             probs, inside = self._venue_read(x, voters=voters)
@@ -508,7 +515,11 @@ class TileRecognizer:
             else:
                 more = self._run_classifier(others)
             more = more.reshape(self.turns - 1, unsure.size, NUM_CLASSES).sum(0)
-            probs[unsure] = (probs[unsure] + more) / self.turns
+            seen = (probs[unsure] + more) / self.turns
+            if upright:
+                seen = np.where(TURN_ALIKE, seen, probs[unsure])
+                seen /= seen.sum(1, keepdims=True)
+            probs[unsure] = seen
         return probs, inside
 
     def _venue_read(

@@ -270,7 +270,7 @@ def test_a_hand_slot_whose_only_bright_face_lies_beside_it_is_still_cut_as_a_til
 
     cell = np.full((80, 60, 3), 30, np.uint8)
     cell[10:70, 0:6] = 235  # a neighbour's face at the cell's edge, nothing in the slot itself
-    img, box = _alone(Image.fromarray(cell), np.array([30.0, 30.0, 30.0]), clamp=True)
+    img, box = _alone(Image.fromarray(cell), np.array([30.0, 30.0, 30.0]), (True, False))
     assert box[2] - box[0] >= 1 and box[3] - box[1] >= 1
     assert tile_crop(img, box, recognizer.crop).size == (recognizer.crop, recognizer.crop)
 
@@ -577,6 +577,49 @@ def test_a_laid_down_hand_is_read_tile_by_tile_not_with_its_neighbours(
     assert sorted(parse_tile(name) for name in shown) == record
 
 
+@pytest.mark.parametrize("nth", [1, 2])
+def test_a_river_s_tiles_are_read_alone_and_upright_not_with_their_neighbours_nor_turned(
+    recognizer: TileRecognizer, nth: int
+) -> None:
+    """The demo's soak (seed 273) recorded E's third 9m discard as a 6m. A river's tiles abut
+    in their rows and the rows before and after (27 × 36 mm slots): each cell's face was cut
+    square with a neighbour's, the tile off-centre and small (the second 9m read 9m 0.47, 6m
+    0.46); and a face read unsurely upright (the third, 9m 0.70) was averaged with the
+    quarter turns it never lies at (6m 0.64-0.66 each)."""
+    events = list(Simulator(seed=273).run(1))
+    nines = [
+        e
+        for e in events
+        if e.type == "discard" and e.payload.seat is Wind.E and tile_name(e.payload.tile) == "9m"  # type: ignore[attr-defined]
+    ]
+    assert len(nines) == 3
+    at = nines[nth].ts
+    spec = RenderSpec(
+        W, H, fps=5, style="text", pose="top", seed=273, hovers=0, start=at - 2, end=at + 3
+    )
+    reader = TableReader(recognizer)
+    for frame, line in frames(events, spec):
+        reader.process(frame, line["t"], line["i"])
+    key = f"E/river/{(7, 13)[nth - 1]}"
+    assert reader.slot_labels().get(key) == "9m"
+    assert reader.stabiliser.state(key).confidence > 0.6
+
+
+def test_a_river_face_beyond_its_slot_by_parallax_is_kept_whole() -> None:
+    """A low camera shows a lying tile's face ~5 mm beyond its slot (the tile's 20 mm height):
+    a session's river 7p, its face cut at its slot's end, lost its last dots and was not read.
+    A neighbour's face run into its outline is still cut off, at the face's own length."""
+    felt = np.array([30, 90, 50], dtype=np.float32)
+    cell = np.full((94, 76, 3), felt, np.uint8)  # a river slot (26 × 35 mm) and its margins
+    cell[22:92, 12:64] = (235, 230, 215)  # its face, 5 mm (10 px) beyond the slot along
+    cell[40:50, 30:40] = cell[70:80, 30:40] = (20, 120, 40)  # its dots
+    assert _alone(Image.fromarray(cell), felt, (True, True))[1] == (12.0, 22.0, 64.0, 92.0)
+    near = np.full((94, 76, 3), felt, np.uint8)
+    near[18:88, 12:64] = (235, 230, 215)  # 3 mm beyond …
+    near[89:94, 12:64] = (235, 230, 215)  # … and the next row's face 0.5 mm on
+    assert _alone(Image.fromarray(near), felt, (True, True))[1] == (12.0, 18.0, 64.0, 88.0)
+
+
 def test_a_meld_tile_is_read_without_the_sliver_of_its_neighbour_in_its_cell() -> None:
     """A 4s beside a sideways 6s showed the 6s's sticks at its cell's edge and read as a 6s."""
     felt = np.array([30, 90, 50], dtype=np.float32)
@@ -584,7 +627,7 @@ def test_a_meld_tile_is_read_without_the_sliver_of_its_neighbour_in_its_cell() -
     cell[12:82, 20:71] = (235, 230, 215)  # the tile's face, in the middle of its cell
     cell[30:40, 30:36] = cell[55:65, 55:61] = (20, 120, 40)  # its sticks
     cell[5:90, 0:9] = (235, 230, 215)  # the neighbour's face, beyond a strip of felt
-    img, box = _alone(Image.fromarray(cell), felt, clamp=False)
+    img, box = _alone(Image.fromarray(cell), felt, (False, False))
     assert box == (20.0, 12.0, 71.0, 82.0)
     out = np.asarray(img)
     assert (out[:, :20] == felt.astype(np.uint8)).all()  # the sliver painted felt
@@ -592,7 +635,7 @@ def test_a_meld_tile_is_read_without_the_sliver_of_its_neighbour_in_its_cell() -
     # a face that fills its cell (no felt beside it) keeps the whole face
     full = cell.copy()
     full[12:82, 0:94] = (235, 230, 215)
-    assert _alone(Image.fromarray(full), felt, clamp=False)[1] == (0.0, 12.0, 94.0, 82.0)
+    assert _alone(Image.fromarray(full), felt, (False, False))[1] == (0.0, 12.0, 94.0, 82.0)
 
 
 @pytest.mark.slow
